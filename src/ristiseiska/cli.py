@@ -1,0 +1,73 @@
+"""The command line: ``ristiseiska <command> …``. Thin: each command lives in
+``ristiseiska.commands.<name>`` with ``HELP``, ``add_arguments(parser)`` and ``run(args) -> int``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+# command name -> module under ristiseiska.commands (imported lazily when it has heavy deps)
+COMMANDS = {
+    "play": "play",
+    "serve": "serve",
+    "presets": "presets",
+    "rules": "rules_cmd",
+    "simulate": "simulate",
+    "bench": "bench",
+    "replay": "replay",
+    "tournament": "tournament",
+}
+
+
+class CliError(Exception):
+    """A problem to report in one line, without a traceback."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="ristiseiska",
+        description="Ristiseiska (Sevens, Fan Tan, Sjuan) with every house rule.",
+    )
+    parser.add_argument("--version", action="store_true", help="print the version and exit")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, module_name in COMMANDS.items():
+        try:
+            module = importlib.import_module(f"ristiseiska.commands.{module_name}")
+        except ImportError:
+            continue  # a command whose module is not there yet
+        p = sub.add_parser(name, help=module.HELP, description=getattr(module, "DESCRIPTION", module.HELP))
+        module.add_arguments(p)
+        p.set_defaults(_run=module.run)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.version:
+        from ristiseiska import __version__
+
+        print(__version__)
+        return 0
+    if not getattr(args, "_run", None):
+        # No command: start the game people came for.
+        default = "serve" if "serve" in parser._subparsers._group_actions[0].choices else None  # type: ignore[union-attr]
+        if default is None:
+            parser.print_help()
+            return 0
+        args = parser.parse_args([default, *(argv or [])])
+    try:
+        return int(args._run(args) or 0)
+    except CliError as e:
+        print(f"ristiseiska: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("ristiseiska: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

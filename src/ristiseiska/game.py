@@ -1,0 +1,756 @@
+"""The deal as a state machine: whose turn, legal moves, applying moves, the result.
+
+    >>> from ristiseiska import Game, Rules
+    >>> g = Game(Rules(), players=4, seed=7)
+    >>> g.to_move == g.holder_of("C7")               # the seven of clubs opens
+    True
+    >>> [str(m) for m in g.legal_moves()]
+    ['C7']
+    >>> g.push_text("C7")
+    >>> g.push_text("H5")                              # not legal: refused, state unchanged
+    Traceback (most recent call last):
+    ...
+    ristiseiska.game.IllegalMoveError: H5 is not in your hand
+    >>> while not g.is_over():
+    ...     g.push(g.legal_moves()[0])
+    >>> g.result.winner is not None
+    True
+
+Moves are applied in place (``push``) and can be taken back (``pop``), like python-chess's
+``Board``. The player to move is :attr:`Game.to_move`; a bot or client gets
+:meth:`Game.view` for its seat, never the game itself.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator, Sequence
+from typing import Any, NamedTuple
+
+from .cards import CARDS, JOKER_BASE, Card, CardError, full_deck, parse_card, sort_key
+from .moves import (
+    ASK, CHIP, DRAW, GIVE, PASS, PLAY, STOP, SWAP, TOKEN, Move, MoveError, parse_move,
+)
+from .rules import Rules, RulesError
+from .scoring import Result, score_deal
+from .table import NO, Table
+
+NORMAL, MORE, GIVING, OVER = 0, 1, 2, 3
+PHASE_NAMES = ("turn", "more", "give", "over")
+M52 = (1 << 52) - 1
+
+
+class IllegalMoveError(ValueError):
+    """A move the rules do not allow now. The game is unchanged."""
+
+
+class SetupError(ValueError):
+    """Hands, seats or a seed that do not make a valid deal."""
+
+
+class Event(NamedTuple):
+    """One step of the deal's history, as written into records (RULES.md §6)."""
+
+    seat: int
+    type: str
+    card: Card | None = None
+    row: int | None = None
+    end: str | None = None
+    as_: Card | None = None
+    other: int | None = None  # 'from' of an ask, 'to' of a give
+
+    def to_dict(self, mark_deck: bool = False) -> dict[str, Any]:
+        d: dict[str, Any] = {"seat": self.seat, "type": self.type}
+        if self.card is not None:
+            d["card"] = self.card.notation(mark_deck)
+        if self.row is not None:
+            d["row"] = self.row
+        if self.end is not None:
+            d["end"] = self.end
+        if self.as_ is not None:
+            d["as"] = self.as_.notation(mark_deck)
+        if self.other is not None:
+            d["from" if self.type == ASK else "to"] = self.other
+        return d
+
+
+def deal(rules: Rules, players: int, seed: int | None, dealer: int = 0
+         ) -> tuple[list[list[Card]], list[Card], list[Card]]:
+    """Shuffle with ``seed`` and deal: ``(hands, stock, table)``. Cards go one at a time from
+    the dealer's left, so the first seats from the dealer's left get one card more when the
+    deck does not divide evenly. With a stock (V13) the seven of clubs is laid out first and
+    the 51 others make two hands of 17 and a stock of 17."""
+    deck = full_deck(rules.decks, rules.jokers)
+    table: list[Card] = []
+    if rules.stock:
+        c7 = parse_card("C7")
+        deck.remove(c7)
+        table.append(c7)
+    random.Random(seed).shuffle(deck)
+    hands: list[list[Card]] = [[] for _ in range(players)]
+    stock: list[Card] = []
+    if rules.stock:
+        dealt, stock = deck[:34], deck[34:]
+    else:
+        dealt = deck
+    for i, c in enumerate(dealt):
+        hands[(dealer + 1 + i) % players].append(c)
+    return hands, stock, table
+
+
+class Game:
+    """One deal under ``rules`` for ``players`` seats.
+
+    Give ``seed`` for a shuffled deal, or ``hands`` (a list of card lists or texts, seat order)
+    to set one up by hand; ``stock`` and ``table`` likewise for the stock game.
+    """
+
+    def __init__(
+        self,
+        rules: Rules | None = None,
+        players: int | None = None,
+        seed: int | None = None,
+        dealer: int = 0,
+        hands: Sequence[Sequence[Card | str]] | None = None,
+        stock: Sequence[Card | str] | None = None,
+        names: Sequence[str] | None = None,
+    ) -> None:
+        rules = rules or Rules()
+        if players is None:
+            players = len(hands) if hands is not None else 4
+        rules.check_players(players)
+        if not isinstance(dealer, int) or not 0 <= dealer < players:
+            raise SetupError(f"dealer must be a seat from 0 to {players - 1}, not {dealer!r}")
+        self.rules = rules
+        self.n = players
+        self.seed = seed
+        self.dealer = dealer
+        self.names = list(names) if names is not None else [f"P{i + 1}" for i in range(players)]
+        if len(self.names) != players:
+            raise SetupError(f"{len(self.names)} names given for {players} players")
+        if hands is None:
+            dealt, stock_cards, laid = deal(rules, players, seed, dealer)
+        else:
+            dealt = [[_as_card(c) for c in h] for h in hands]
+            stock_cards = [_as_card(c) for c in (stock or [])]
+            laid = [parse_card("C7")] if rules.stock else []
+            if len(dealt) != players:
+                raise SetupError(f"{len(dealt)} hands given for {players} players")
+            _check_deck(rules, dealt, stock_cards, laid)
+        self.initial_hands: tuple[tuple[Card, ...], ...] = tuple(tuple(h) for h in dealt)
+        self.initial_stock: tuple[Card, ...] = tuple(stock_cards)
+        self.initial_table: tuple[Card, ...] = tuple(laid)
+        self._reset()
+
+    # -- set-up -------------------------------------------------------------------------------
+    def _reset(self) -> None:
+        r = self.rules
+        n = self.n
+        self.table = Table(r)
+        self._identical = self.table.identical
+        self._hands = [0] * n
+        for seat, h in enumerate(self.initial_hands):
+            m = 0
+            for c in h:
+                bit = 1 << c
+                if m & bit and self._identical and c < 52:
+                    bit = 1 << (c + 52)  # the second copy of a card
+                m |= bit
+            self._hands[seat] = m
+        self._stock = list(self.initial_stock)
+        for c in self.initial_table:
+            row = self.table.type_rows[self._type(c)][0]
+            self.table.place(self._type(c), row, None, int(c))
+        self._phase = NORMAL
+        self._receiver = -1
+        self.token_holder: int | None = None
+        self.out_order: list[int] = []
+        self.events: list[Event] = []
+        self._moves: list[Move] = []
+        self._turns = [0] * n
+        self._played = False
+        self._stall = 0
+        self._penalties = [0] * n
+        self._chips_paid = [0] * n
+        self.pot = 0
+        self.result: Result | None = None
+        self._legal: list[Move] | None = None
+        self._end_reason = ""
+        self._opening_types = 0
+        if r.opening != "any" and not self.table.opened:
+            oc = parse_card(r.opening)
+            for d in range(r.decks if r.distinct_decks else 1):
+                self._opening_types |= 1 << self._type(CARDS[int(oc) + 52 * d])
+        if r.uses_chips:
+            sizes = [len(h) for h in self.initial_hands]
+            biggest = max(sizes)
+            for i in range(n):
+                pay = (1 if r.ante else 0) + (1 if r.short_hand_chip and sizes[i] < biggest else 0)
+                self._chips_paid[i] += pay
+                self.pot += pay
+        # Who starts: the holder of the opening card nearest the dealer's left; otherwise the
+        # dealer's left (the non-dealer with two players).
+        first = (self.dealer + 1) % n
+        if self._opening_types:
+            for k in range(n):
+                seat = (self.dealer + 1 + k) % n
+                if self._hand_types(seat) & self._opening_types:
+                    first = seat
+                    break
+        self._start_turn(first)
+
+    def _type(self, c: int) -> int:
+        return c % 52 if self._identical and c < JOKER_BASE else c
+
+    def _hand_types(self, seat: int) -> int:
+        h = self._hands[seat]
+        if self._identical:
+            return (h | (h >> 52)) & M52
+        return h & ((1 << JOKER_BASE) - 1)
+
+    # -- public state -------------------------------------------------------------------------
+    @property
+    def to_move(self) -> int:
+        """The seat whose decision it is (the giver while a card is being given)."""
+        return self._actor
+
+    @property
+    def turn_seat(self) -> int:
+        """The seat whose turn it is (differs from :attr:`to_move` while a card is given)."""
+        return self._receiver if self._phase == GIVING else self._actor
+
+    @property
+    def phase(self) -> str:
+        """``turn`` (start of a turn), ``more`` (may play on or stop), ``give`` (choosing a
+        card to give) or ``over``."""
+        return PHASE_NAMES[self._phase]
+
+    def is_over(self) -> bool:
+        return self._phase == OVER
+
+    def hand(self, seat: int) -> list[Card]:
+        """The cards in a seat's hand, sorted by suit and rank."""
+        h = self._hands[seat]
+        out = []
+        while h:
+            low = h & -h
+            out.append(CARDS[low.bit_length() - 1])
+            h ^= low
+        out.sort(key=sort_key)
+        return out
+
+    def hand_size(self, seat: int) -> int:
+        return self._hands[seat].bit_count()
+
+    def hand_sizes(self) -> list[int]:
+        return [h.bit_count() for h in self._hands]
+
+    @property
+    def stock(self) -> list[Card]:
+        return list(self._stock)
+
+    def holder_of(self, card: Card | str) -> int | None:
+        """The seat holding ``card`` (any copy), or ``None``."""
+        c = _as_card(card)
+        for seat in range(self.n):
+            h = self._hands[seat]
+            if (h >> c) & 1 or (self._identical and c < 52 and (h >> (c + 52)) & 1):
+                return seat
+        return None
+
+    @property
+    def chips_paid(self) -> list[int]:
+        return list(self._chips_paid)
+
+    @property
+    def penalties(self) -> list[int]:
+        return list(self._penalties)
+
+    @property
+    def moves(self) -> list[Move]:
+        """The moves pushed so far."""
+        return list(self._moves)
+
+    def turns_taken(self, seat: int) -> int:
+        return self._turns[seat]
+
+    # -- legal moves ----------------------------------------------------------------------------
+    def legal_moves(self) -> list[Move]:
+        """Every move the player to move may make now (never empty before the end)."""
+        legal = self._legal
+        if legal is not None:
+            return legal
+        phase = self._phase
+        seat = self._actor
+        if phase == OVER:
+            legal = []
+        elif phase == GIVING:
+            legal = [Move(GIVE, CARDS[c]) for c in self._distinct_cards(seat)]
+        else:
+            if self._opening_types and not self.table.opened:
+                playable = self._opening_types
+            else:
+                playable = self.table.playable
+            lm = self._hand_types(seat) & playable
+            legal = self._plays(lm) if lm else []
+            if phase == MORE:
+                legal.append(_STOP)
+            elif not lm:
+                legal = [self._failure_move(seat)]
+            elif self.table.opened and self._may_hoard(lm):  # the opening card is never held
+                legal.append(_TOKEN)
+        self._legal = legal
+        return legal
+
+    def _plays(self, types: int) -> list[Move]:
+        out: list[Move] = []
+        simple = self._simple_plays
+        table = self.table
+        while types:
+            low = types & -types
+            t = low.bit_length() - 1
+            types ^= low
+            if simple:
+                out.append(_PLAYS[t])
+                continue
+            places = table.placements(t)
+            card = CARDS[t]
+            ace_choice = (self.rules.ace == "first-decides" and table.ace_end is None
+                          and card.rank == 1)
+            rows = {p[0] for p in places}
+            for row, end in places:
+                out.append(Move(PLAY, card,
+                                (row // 4) if len(rows) > 1 else None,
+                                end if ace_choice else None))
+        return out
+
+    @property
+    def _simple_plays(self) -> bool:
+        r = self.rules
+        return r.decks == 1 and r.ace != "first-decides"
+
+    def _may_hoard(self, types: int) -> bool:
+        h = self.rules.hoarding
+        if h == "none":
+            return False
+        if h == "any-with-penalty":
+            return True
+        ranks = set()
+        while types:
+            low = types & -types
+            ranks.add((low.bit_length() - 1) % 13 + 1)
+            types ^= low
+        if h == "all-but-sevens":
+            return 7 not in ranks
+        return ranks <= {6, 7, 8}  # sevens, sixes and eights may be hoarded
+
+    def _failure_move(self, seat: int) -> Move:
+        r = self.rules
+        if r.stock and self._stock:
+            return _DRAW
+        f = r.failure
+        if f == "token":
+            return _TOKEN
+        if f == "chip":
+            return _CHIP
+        if f == "ask":
+            if r.first_round_pass and self._turns[seat] == 1:
+                return _PASS
+            if self._giver_for(seat) is None:
+                return _PASS
+            return _ASK
+        return _PASS
+
+    def _giver_for(self, seat: int) -> int | None:
+        """Whom a player who cannot play asks: the previous player holding two or more cards."""
+        n = self.n
+        for k in range(1, n):
+            s = (seat - k) % n
+            if self._hands[s].bit_count() >= 2:
+                return s
+        return None
+
+    def _distinct_cards(self, seat: int) -> list[int]:
+        h = self._hands[seat]
+        out = []
+        seen = set()
+        while h:
+            low = h & -h
+            c = low.bit_length() - 1
+            h ^= low
+            k = self._type(c)
+            if k not in seen:
+                seen.add(k)
+                out.append(c if not self._identical or c >= JOKER_BASE else k)
+        return out
+
+    def is_legal(self, move: Move) -> bool:
+        return move in self.legal_moves()
+
+    # -- applying moves -------------------------------------------------------------------------
+    def push(self, move: Move) -> None:
+        """Apply ``move`` for the player to move. An illegal move raises
+        :class:`IllegalMoveError` with the reason, and nothing changes."""
+        legal = self._legal if self._legal is not None else self.legal_moves()
+        if move not in legal:
+            move = self._resolve(move, legal)
+        self._moves.append(move)
+        self._legal = None
+        kind = move.kind
+        seat = self._actor
+        if kind == PLAY:
+            self._apply_play(seat, move)
+        elif kind == STOP:
+            self.events.append(Event(seat, STOP))
+            self._end_turn()
+        elif kind == TOKEN:
+            self.events.append(Event(seat, TOKEN))
+            if self.rules.hoarding == "any-with-penalty" and (
+                self._hand_types(seat) & self.table.playable
+            ):
+                self._penalties[seat] += self.rules.hoarding_penalty
+            self.token_holder = seat
+            self._end_turn()
+        elif kind == PASS:
+            self.events.append(Event(seat, PASS))
+            self._end_turn()
+        elif kind == CHIP:
+            self.events.append(Event(seat, CHIP))
+            self._chips_paid[seat] += 1
+            self.pot += 1
+            self._end_turn()
+        elif kind == DRAW:
+            c = self._stock.pop(0)
+            self._hands[seat] |= 1 << c
+            self.events.append(Event(seat, DRAW, c))
+            self._end_turn()
+        elif kind == ASK:
+            giver = self._giver_for(seat)
+            assert giver is not None
+            self.events.append(Event(seat, ASK, other=giver))
+            self._phase = GIVING
+            self._receiver = seat
+            self._actor = giver
+        elif kind == GIVE:
+            assert move.card is not None
+            c = self._remove_card(seat, move.card)
+            receiver = self._receiver
+            self._hands[receiver] |= 1 << c
+            self.events.append(Event(seat, GIVE, CARDS[c], other=receiver))
+            self._actor = receiver
+            self._phase = NORMAL
+            self._end_turn()
+        else:  # pragma: no cover - legal_moves never offers other kinds yet
+            raise IllegalMoveError(f"{move} is not supported by these rules")
+
+    def _remove_card(self, seat: int, card: Card) -> int:
+        """Take a card (either copy of it, with identical decks) out of a hand; return the id."""
+        h = self._hands[seat]
+        c = int(card)
+        if not (h >> c) & 1:
+            other = c + 52 if c < 52 else c - 52
+            if self._identical and c < JOKER_BASE and (h >> other) & 1:
+                c = other
+            else:  # pragma: no cover - legality is checked before
+                raise IllegalMoveError(f"{card} is not in your hand")
+        self._hands[seat] = h & ~(1 << c)
+        return c
+
+    def _apply_play(self, seat: int, move: Move) -> None:
+        card = move.card
+        assert card is not None
+        c = self._remove_card(seat, card)
+        t = self._type(c)
+        table = self.table
+        if self._simple_plays:
+            row = table.type_rows[t][0]
+            end = table.fixed_end_side(t, row)
+        else:
+            row, end = self._placement_of(t, move)
+        closing = table.place(t, row, end, c)
+        self.events.append(Event(seat, PLAY, CARDS[c], move.row, move.end))
+        self._played = True
+        self._stall = 0
+        if not self._hands[seat]:
+            self._went_out(seat)
+            return
+        r = self.rules
+        # V5: only an ace gives the extra move [RULES.md decision]
+        more = r.multi_play or (
+            closing and r.extra_move and (r.ace != "first-decides" or t % 13 == 0)
+        )
+        if more and self._hand_types(seat) & table.playable:
+            self._phase = MORE
+        else:
+            self._end_turn()
+
+    def _placement_of(self, t: int, move: Move) -> tuple[int, str | None]:
+        places = self.table.placements(t)
+        for row, end in places:
+            if move.row is not None and row // 4 != move.row and len({p[0] for p in places}) > 1:
+                continue
+            if move.end is not None and end is not None and end != move.end:
+                continue
+            return row, end
+        raise IllegalMoveError(f"{move} does not fit")  # pragma: no cover - checked before
+
+    def _went_out(self, seat: int) -> None:
+        self.out_order.append(seat)
+        if self.rules.end == "first-out":
+            self._finish(seat, "out")
+            return
+        left = [s for s in range(self.n) if self._hands[s]]
+        if len(left) <= 1:
+            self._finish(self.out_order[0], "last")
+        else:
+            self._end_turn()
+
+    def _end_turn(self) -> None:
+        if self._phase == OVER:
+            return
+        seat = self.turn_seat if self._phase == GIVING else self._actor
+        if not self._played:
+            self._stall += 1
+            if self._stall >= self.rules.stall_turns:
+                self._finish(self.out_order[0] if self.out_order else None, "stall")
+                return
+        n = self.n
+        nxt = (seat + 1) % n
+        hands = self._hands
+        while not hands[nxt]:
+            nxt = (nxt + 1) % n
+        self._start_turn(nxt)
+
+    def _start_turn(self, seat: int) -> None:
+        self._actor = seat
+        self._phase = NORMAL
+        self._played = False
+        self._turns[seat] += 1
+
+    def _finish(self, winner: int | None, reason: str) -> None:
+        self._phase = OVER
+        self._legal = []
+        self._end_reason = reason
+        self.result = score_deal(
+            self.rules,
+            [self.hand(s) for s in range(self.n)],
+            winner,
+            self.out_order,
+            self.token_holder,
+            self._penalties,
+            self._chips_paid if self.rules.uses_chips else None,
+            self.pot,
+            reason,
+            [len(h) for h in self.initial_hands],
+            self.dealer,
+        )
+
+    # -- refusing moves with a reason -----------------------------------------------------------
+    def _resolve(self, move: Move, legal: list[Move]) -> Move:
+        """Match a move given without details (row, end) to the one legal move it means;
+        otherwise raise :class:`IllegalMoveError` with the reason."""
+        if not isinstance(move, Move):
+            raise IllegalMoveError(f"{move!r} is not a move")
+        if move.kind == PLAY and move.card is not None:
+            want_type = self._type(int(move.card)) if not move.card.is_joker else int(move.card)
+            cands = [
+                m for m in legal if m.kind == PLAY and m.card is not None
+                and self._type(int(m.card)) == want_type
+                and (move.row is None or m.row is None or m.row == move.row)
+                and (move.end is None or m.end is None or m.end == move.end)
+                and m.as_ == move.as_
+            ]
+            if len(cands) == 1:
+                return cands[0]
+            if len(cands) > 1:
+                what = "row (@0 or @1)" if any(m.row is not None for m in cands) else "end (@low or @high)"
+                raise IllegalMoveError(f"{move} fits in more than one place: name the {what}")
+        if move.kind == GIVE and move.card is not None:
+            want = self._type(int(move.card))
+            for m in legal:
+                if m.kind == GIVE and m.card is not None and self._type(int(m.card)) == want:
+                    return m
+        raise IllegalMoveError(self.explain_illegal(move))
+
+    def explain_illegal(self, move: Move) -> str:
+        """Why ``move`` is not legal now, in one sentence."""
+        if self._phase == OVER:
+            return "the deal is over"
+        seat = self._actor
+        legal = self.legal_moves()
+        kind = move.kind
+        can_play = any(m.kind == PLAY for m in legal)
+        if self._phase == GIVING:
+            if kind != GIVE:
+                return f"you must choose a card to give to {self.names[self._receiver]}"
+            return f"{move.card} is not in your hand"
+        if kind == GIVE:
+            return "nobody has asked you for a card"
+        if kind == PLAY:
+            assert move.card is not None
+            if self._hand_count(seat, move.card) == 0:
+                return f"{move.card} is not in your hand"
+            if move.as_ is not None:
+                return "jokers are not in play under these rules"
+            return self._why_not_fits(move.card)
+        if kind == STOP:
+            return "you can stop only after a closing card (or when playing several cards)"
+        if kind == TOKEN:
+            if self.rules.failure != "token":
+                return "these rules have no token"
+            if self._phase == MORE:
+                return "you have already played this turn: play another card or stop"
+            return "you must play a card: you hold a playable card" + (
+                "" if self.rules.hoarding == "none" else " that may not be held back"
+            )
+        if self._phase == MORE:
+            return "you have already played this turn: play another card or stop"
+        if can_play:
+            return "you hold a playable card, so you must play"
+        expected = legal[0] if legal else None
+        return f"you cannot {kind} now; the rules say: {expected}"
+
+    def _hand_count(self, seat: int, card: Card) -> int:
+        h = self._hands[seat]
+        c = int(card)
+        n = (h >> c) & 1
+        if self._identical and c < 52:
+            n += (h >> (c + 52)) & 1
+        return n
+
+    def _why_not_fits(self, card: Card) -> str:
+        t = self._type(int(card))
+        table = self.table
+        if self._opening_types and not table.opened:
+            oc = parse_card(self.rules.opening)
+            return f"the deal opens with {oc}: it must be played first"
+        if (table.playable >> t) & 1:  # fits, but the details were wrong
+            return f"{card} does not fit where you said"
+        rank = card.rank
+        for row in table.type_rows[t]:
+            lo, hi = table.lo[row], table.hi[row]
+            if lo == NO:
+                line = table.line[row]
+                if not line:
+                    continue
+                centre = CARDS[table.types[row][table.center]]
+                return f"{centre} must be played before {card}"
+            line = table.line[row]
+            if rank in line[lo:hi + 1] and line.count(rank) == 1:
+                continue
+            # which neighbour is missing?
+            if rank in line:
+                idx = [i for i, r in enumerate(line) if r == rank]
+                for i in idx:
+                    if i < lo:
+                        if i == lo - 1 and not table.low_allowed(row):
+                            need = CARDS[table.types[row][table.center + 1]]
+                            return f"{card} must wait until {need} is down"
+                        if i < lo - 1:
+                            need = CARDS[table.types[row][lo - 1]]
+                            return f"{card} cannot skip: {need} comes first"
+                    if i > hi:
+                        if i == hi + 1 and not table.high_allowed(row):
+                            need = CARDS[table.types[row][table.center - 1]]
+                            return f"{card} must wait until {need} is down"
+                        if i > hi + 1:
+                            need = CARDS[table.types[row][hi + 1]]
+                            return f"{card} cannot skip: {need} comes first"
+        return f"{card} does not fit on the table now"
+
+    # -- text helpers ---------------------------------------------------------------------------
+    def parse_move(self, text: str) -> Move:
+        """Read a move in the context of this game (``h6``, ``herttakuutonen``, ``stop``…),
+        matching it to the legal move it means. Raises :class:`IllegalMoveError` (or
+        :class:`MoveError` for text that is no move at all)."""
+        move = parse_move(text)
+        legal = self.legal_moves()
+        if move in legal:
+            return move
+        return self._resolve(move, legal)
+
+    def push_text(self, text: str) -> None:
+        """``push(parse_move(text))`` with details resolved from the legal moves."""
+        self.push(self.parse_move(text))
+
+    # -- undo, copy -----------------------------------------------------------------------------
+    def pop(self) -> Move:
+        """Take back the last move and return it."""
+        if not self._moves:
+            raise IndexError("no move to take back")
+        moves = self._moves[:-1]
+        last = self._moves[-1]
+        self._reset()
+        for m in moves:
+            self.push(m)
+        return last
+
+    def copy(self) -> Game:
+        """An independent copy (for search)."""
+        new = object.__new__(Game)
+        new.__dict__.update(self.__dict__)
+        new.table = self.table.copy()
+        new._hands = self._hands[:]
+        new._stock = self._stock[:]
+        new.out_order = self.out_order[:]
+        new.events = self.events[:]
+        new._moves = self._moves[:]
+        new._turns = self._turns[:]
+        new._penalties = self._penalties[:]
+        new._chips_paid = self._chips_paid[:]
+        new._legal = None
+        return new
+
+    # -- views ----------------------------------------------------------------------------------
+    def view(self, seat: int, open_cards: bool = False) -> Any:
+        """What ``seat`` may see (RULES.md §5). ``open_cards`` shows every hand (teaching)."""
+        from .view import make_view
+
+        return make_view(self, seat, open_cards)
+
+    def __repr__(self) -> str:
+        return (f"<Game {self.rules.name or 'custom'} players={self.n} seed={self.seed} "
+                f"to_move={self._actor} phase={self.phase} moves={len(self._moves)}>")
+
+    def iter_events(self) -> Iterator[Event]:
+        return iter(self.events)
+
+
+_PLAYS = tuple(Move(PLAY, c) for c in CARDS)
+_STOP = Move(STOP)
+_TOKEN = Move(TOKEN)
+_PASS = Move(PASS)
+_ASK = Move(ASK)
+_DRAW = Move(DRAW)
+_CHIP = Move(CHIP)
+del SWAP  # jokers (V11) add the swap move
+
+
+def _as_card(c: Card | str) -> Card:
+    if isinstance(c, Card):
+        return c
+    if isinstance(c, str):
+        return parse_card(c)
+    raise CardError(f"{c!r} is not a card")
+
+
+def _check_deck(rules: Rules, hands: list[list[Card]], stock: list[Card], laid: list[Card]) -> None:
+    """Refuse hands that are not exactly one deal of the rules' deck."""
+    from collections import Counter
+
+    want = Counter(c.notation(rules.distinct_decks) for c in full_deck(rules.decks, rules.jokers))
+    have = Counter(c.notation(rules.distinct_decks) for h in hands for c in h)
+    have.update(c.notation(rules.distinct_decks) for c in stock)
+    have.update(c.notation(rules.distinct_decks) for c in laid)
+    if have != want:
+        extra = sorted((have - want).elements())
+        missing = sorted((want - have).elements())
+        parts = []
+        if extra:
+            parts.append("too many or unknown: " + " ".join(extra))
+        if missing:
+            parts.append("missing: " + " ".join(missing))
+        raise SetupError("the hands are not one full deal of the deck (" + "; ".join(parts) + ")")
+
+
+__all__ = ["Game", "Event", "IllegalMoveError", "SetupError", "deal", "MoveError", "RulesError"]

@@ -1,0 +1,403 @@
+"""Rules: one frozen, validated object holding every rule option; presets by name; TOML files.
+
+    >>> from ristiseiska.rules import Rules, preset
+    >>> r = preset("ristiseiska")
+    >>> r.token_value, r.order, r.ace
+    (21, 'low-first', 'low')
+    >>> preset("sjuan").opening
+    'H7'
+    >>> Rules(failure="pass", hoarding="all-but-sevens")
+    Traceback (most recent call last):
+    ...
+    ristiseiska.rules.RulesError: hoarding='all-but-sevens' needs failure='token' (hoarding means taking the token instead of playing)
+
+Every option of RULES.md §3 is a field here; a variant is a value of an option, never a copy of
+the engine. :meth:`Rules.replace` makes a changed copy and validates it again.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+from .cards import CardError, parse_card
+
+
+class RulesError(ValueError):
+    """A rule option with a wrong value, or options that do not fit together."""
+
+
+# Allowed values of the enumerated options, with a one-line meaning each (used by help texts).
+CHOICES: dict[str, dict[str, str]] = {
+    "order": {
+        "low-first": "after the centre card the card below it, only then the one above (7, 6, 8)",
+        "high-first": "after the centre card the card above it, only then the one below (7, 8, 6)",
+        "both": "both neighbours of the centre card are playable at once",
+    },
+    "ace": {
+        "low": "the ace is below the two",
+        "high": "the ace is above the king",
+        "first-decides": "aces fit at either end until the first ace fixes the end for all suits",
+    },
+    "layout": {
+        "rows": "each suit builds down and up from its centre card",
+        "upward": "the first card's rank starts every suit, which builds upward, wrapping K to A",
+    },
+    "failure": {
+        "token": "a player who cannot play takes the token (pantti)",
+        "ask": "a player who cannot play is given a card by the previous player",
+        "pass": "a player who cannot play passes",
+        "chip": "a player who cannot play pays one chip into the pot",
+    },
+    "hoarding": {
+        "none": "a player with a playable card must play",
+        "sevens-sixes-eights": "sevens, sixes and eights may be held back by taking the token",
+        "all-but-sevens": "any card but a seven may be held back by taking the token",
+        "any-with-penalty": "any card may be held back, at a penalty each time",
+    },
+    "end": {
+        "first-out": "the deal ends when the first player runs out of cards",
+        "last-left": "players who run out drop out; the last one holding cards loses",
+    },
+    "last_left_scoring": {
+        "losses": "in a deal played to the last player, the loser scores 1, the others 0",
+        "cards": "in a deal played to the last player, cards left in hand are scored",
+    },
+    "card_values": {
+        "ace14": "cards at face value, J 11, Q 12, K 13, ace 14",
+        "ace1": "cards at face value, J 11, Q 12, K 13, ace 1",
+        "one": "one point for every card",
+    },
+    "tie": {
+        "draw": "a shared lowest total is a draw",
+        "extra": "a shared lowest total is broken by further deals",
+    },
+}
+
+# A one-line description of every option, for help and the rules screen (English; the
+# interfaces translate these through their catalogs).
+OPTION_HELP: dict[str, str] = {
+    "center": "rank of the centre card each suit is built around (7; 8 in Ristikasi)",
+    "opening": "card that must open the deal ('C7'), or 'any' for a free start",
+    "order": "how the two neighbours of the centre card open",
+    "ace": "where the ace goes",
+    "layout": "how suits are built",
+    "extra_move": "after a closing card (ace or king) the player may play one more card",
+    "multi_play": "a player may play several cards in one turn",
+    "failure": "what happens to a player who cannot play",
+    "first_round_pass": "with asking: a player who cannot play on their first turn just passes",
+    "stock": "two players: the seven of clubs starts on the table and a stock of 17 is drawn from",
+    "hoarding": "whether a playable card may be held back by taking the token",
+    "hoarding_penalty": "points for each illegal hoarding (with 'any-with-penalty')",
+    "end": "when the deal ends",
+    "last_left_scoring": "what a deal played to the last player scores",
+    "card_values": "points of a card left in hand",
+    "token_value": "points for holding the token at the end",
+    "joker_value": "points of a joker left in hand",
+    "decks": "number of decks (1 or 2)",
+    "distinct_decks": "with two decks: the decks differ and never mix (eight suits)",
+    "jokers": "number of jokers (0, 1 or 2; needs asking)",
+    "ante": "chips: everyone puts one chip into the pot before the deal",
+    "short_hand_chip": "chips: players dealt a card fewer add one chip",
+    "pay_per_card": "chips: at the end each loser pays the winner one chip per card in hand",
+    "stall_turns": "the deal ends if this many turns in a row pass with no card played",
+    "match_deals": "a match is this many deals (0: no limit)",
+    "match_target": "a match ends after the deal in which someone reaches this total (0: none)",
+    "tie": "how a shared lowest total ends a match",
+    "min_players": "fewest players",
+    "max_players": "most players",
+}
+
+
+@dataclass(frozen=True)
+class Rules:
+    """Every rule option. The defaults are the default game of RULES.md §2."""
+
+    center: int = 7
+    opening: str = "C7"
+    order: str = "low-first"
+    ace: str = "low"
+    layout: str = "rows"
+    extra_move: bool = True
+    multi_play: bool = False
+    failure: str = "token"
+    first_round_pass: bool = True
+    stock: bool = False
+    hoarding: str = "none"
+    hoarding_penalty: int = 50
+    end: str = "first-out"
+    last_left_scoring: str = "losses"
+    card_values: str = "ace14"
+    token_value: int = 21
+    joker_value: int = 20
+    decks: int = 1
+    distinct_decks: bool = False
+    jokers: int = 0
+    ante: bool = False
+    short_hand_chip: bool = False
+    pay_per_card: bool = False
+    stall_turns: int = 200
+    match_deals: int = 3
+    match_target: int = 0
+    tie: str = "draw"
+    min_players: int = 2
+    max_players: int = 8
+    # Set by presets; not a rule (kept out of comparisons).
+    name: str = field(default="", compare=False)
+
+    def __post_init__(self) -> None:
+        _validate(self)
+
+    # -- convenience -----------------------------------------------------------------------
+    def replace(self, **changes: Any) -> Rules:
+        """A copy with some options changed (validated again)."""
+        unknown = sorted(set(changes) - OPTION_NAMES - {"name"})
+        if unknown:
+            raise RulesError(f"unknown rule option(s): {', '.join(unknown)}")
+        return dataclasses.replace(self, **changes)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every option by name (what a record's ``rules`` holds)."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "name"}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], base: Rules | None = None) -> Rules:
+        """Options by name on top of ``base`` (default rules if none). Unknown names and
+        wrong types are refused with a message naming them."""
+        if not isinstance(data, Mapping):
+            raise RulesError("rules must be a table of option = value")
+        unknown = sorted(set(data) - OPTION_NAMES)
+        if unknown:
+            raise RulesError(
+                f"unknown rule option(s): {', '.join(map(str, unknown))} "
+                f"(known: {', '.join(sorted(OPTION_NAMES))})"
+            )
+        base = base or Rules()
+        typed: dict[str, Any] = {}
+        for name, value in data.items():
+            typed[name] = _coerce(name, value)
+        return dataclasses.replace(base, **typed)
+
+    def check_players(self, n: int) -> None:
+        """Refuse a player count these rules cannot be played with."""
+        if not isinstance(n, int) or isinstance(n, bool):
+            raise RulesError(f"number of players must be a whole number, not {n!r}")
+        if not self.min_players <= n <= self.max_players:
+            raise RulesError(
+                f"these rules are for {self.min_players}–{self.max_players} players, not {n}"
+            )
+
+    @property
+    def uses_token(self) -> bool:
+        return self.failure == "token"
+
+    @property
+    def uses_chips(self) -> bool:
+        return self.failure == "chip"
+
+    def differences(self, other: Rules | None = None) -> dict[str, Any]:
+        """Options that differ from ``other`` (default rules if none)."""
+        other = other or Rules()
+        return {k: v for k, v in self.to_dict().items() if getattr(other, k) != v}
+
+
+OPTION_NAMES = frozenset(f.name for f in fields(Rules) if f.name != "name")
+_FIELD_TYPES = {f.name: f.type for f in fields(Rules)}
+
+
+def _coerce(name: str, value: Any) -> Any:
+    kind = _FIELD_TYPES[name]
+    if kind == "bool":
+        if not isinstance(value, bool):
+            raise RulesError(f"option {name} must be true or false, not {value!r}")
+    elif kind == "int":
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise RulesError(f"option {name} must be a whole number, not {value!r}")
+    elif not isinstance(value, str):
+        raise RulesError(f"option {name} must be text, not {value!r}")
+    return value
+
+
+def _validate(r: Rules) -> None:
+    for name, allowed in CHOICES.items():
+        value = getattr(r, name)
+        if value not in allowed:
+            raise RulesError(
+                f"option {name}={value!r} is not one of: {', '.join(allowed)}"
+            )
+    for name in OPTION_NAMES:
+        _coerce(name, getattr(r, name))
+    if not 2 <= r.min_players <= r.max_players <= 8:
+        raise RulesError(
+            f"min_players={r.min_players} and max_players={r.max_players} must satisfy 2 ≤ min ≤ max ≤ 8"
+        )
+    if not 2 <= r.center <= 12:
+        raise RulesError(f"center={r.center} must be a rank from 2 to 12 (a card with cards on both sides)")
+    if r.opening != "any":
+        try:
+            c = parse_card(r.opening)
+        except CardError as e:
+            raise RulesError(f"opening={r.opening!r}: {e}") from None
+        if c.is_joker:
+            raise RulesError("opening cannot be a joker")
+        if str(c) != r.opening:
+            raise RulesError(f"opening must be written canonically, e.g. {str(c)!r}, not {r.opening!r}")
+        if r.layout == "rows" and c.rank != r.center:
+            raise RulesError(
+                f"opening={r.opening!r} and center={r.center} conflict: the opening card must be a centre card"
+            )
+    if r.layout == "upward":
+        if r.opening != "any":
+            raise RulesError("layout='upward' (free Fan Tan) needs opening='any': the first card sets the starting rank")
+        if r.ace != "low":
+            raise RulesError(f"layout='upward' and ace={r.ace!r} conflict: suits wrap from king to ace")
+        if r.order != "both":
+            raise RulesError(f"layout='upward' and order={r.order!r} conflict: suits build one way only (use order='both')")
+        if r.stock:
+            raise RulesError("layout='upward' and stock=true conflict: the stock game starts from the seven of clubs")
+    if r.ace == "first-decides" and r.center in (2, 12):
+        raise RulesError("ace='first-decides' needs a centre with at least two cards on each side")
+    if r.hoarding != "none" and r.failure != "token":
+        raise RulesError(
+            f"hoarding={r.hoarding!r} needs failure='token' (hoarding means taking the token instead of playing)"
+        )
+    if r.jokers:
+        if r.jokers not in (1, 2):
+            raise RulesError(f"jokers={r.jokers} must be 0, 1 or 2")
+        if r.failure != "ask":
+            raise RulesError(f"jokers={r.jokers} needs failure='ask' (jokers are played with asking)")
+        if r.layout != "rows":
+            raise RulesError("jokers and layout='upward' conflict")
+    if r.decks not in (1, 2):
+        raise RulesError(f"decks={r.decks} must be 1 or 2")
+    if r.distinct_decks and r.decks != 2:
+        raise RulesError("distinct_decks=true needs decks=2")
+    if r.stock:
+        if r.min_players != 2 or r.max_players != 2:
+            raise RulesError("stock=true is the two-player game: set min_players=2 and max_players=2")
+        if r.decks != 1 or r.jokers:
+            raise RulesError("stock=true is played with one deck and no jokers")
+        if r.opening != "C7" or r.center != 7:
+            raise RulesError("stock=true lays the seven of clubs out first: it needs opening='C7' and center=7")
+    if (r.ante or r.short_hand_chip or r.pay_per_card) and r.failure != "chip":
+        raise RulesError("ante, short_hand_chip and pay_per_card need failure='chip'")
+    if r.token_value < 0 or r.hoarding_penalty < 0 or r.joker_value < 0:
+        raise RulesError("token_value, hoarding_penalty and joker_value cannot be negative")
+    if r.stall_turns < 1:
+        raise RulesError(f"stall_turns={r.stall_turns} must be at least 1")
+    if r.match_deals < 0 or r.match_target < 0:
+        raise RulesError("match_deals and match_target cannot be negative")
+    if r.match_deals == 0 and r.match_target == 0:
+        raise RulesError("a match needs an end: set match_deals or match_target (or both)")
+
+
+# --- presets (RULES.md §4) ---------------------------------------------------------------
+
+PRESETS: dict[str, tuple[str, dict[str, Any]]] = {
+    "ristiseiska": (
+        "Default rules: token 21, ace low worth 14, 7-6-8, forced play, extra card after ace or king",
+        {},
+    ),
+    "ristiseiska-pyynto": (
+        "Ask a card from the previous player instead of the token; first-round pass",
+        {"failure": "ask", "first_round_pass": True},
+    ),
+    "ristiseiska-pantti25": (
+        "Token worth 25, match to 200 points",
+        {"token_value": 25, "match_deals": 0, "match_target": 200},
+    ),
+    "wikipedia": (
+        "Ask a card (no first-round pass), ace worth 1, match to 100 points",
+        {"failure": "ask", "first_round_pass": False, "card_values": "ace1",
+         "match_deals": 0, "match_target": 100},
+    ),
+    "sjuan": (
+        "Swedish Sjuan: hearts seven opens, 6 and 8 both on the 7, pass, 1 point a card, to 100",
+        {"opening": "H7", "order": "both", "failure": "pass", "extra_move": False,
+         "card_values": "one", "match_deals": 0, "match_target": 100, "min_players": 3},
+    ),
+    "fan-tan": (
+        "Fan Tan: any seven starts, 6 and 8 both on the 7, a chip for every pass",
+        {"opening": "any", "order": "both", "failure": "chip", "extra_move": False,
+         "card_values": "one", "ante": True, "short_hand_chip": True, "pay_per_card": True,
+         "min_players": 3},
+    ),
+    "free-fan-tan": (
+        "Free Fan Tan: the first card's rank starts every suit, which builds upward with wrap",
+        {"opening": "any", "layout": "upward", "order": "both", "failure": "chip",
+         "extra_move": False, "card_values": "one", "ante": True, "short_hand_chip": True,
+         "pay_per_card": True, "min_players": 3},
+    ),
+    "ristikasi": (
+        "Ristikasi: clubs eight opens, eights in the centre, token 20, to 100 points",
+        {"center": 8, "opening": "C8", "token_value": 20, "match_deals": 0, "match_target": 100},
+    ),
+    "kaksi-pakkaa": (
+        "Two identical decks: two rows per suit",
+        {"decks": 2},
+    ),
+    "kaksi-erilaista-pakkaa": (
+        "Two different decks: eight suits that never mix",
+        {"decks": 2, "distinct_decks": True},
+    ),
+    "jokerit": (
+        "Asking a card with jokers; played to the last player",
+        {"failure": "ask", "jokers": 2, "end": "last-left", "last_left_scoring": "losses",
+         "match_deals": 5},
+    ),
+    "kahdestaan-pakka": (
+        "Two players: seven of clubs on the table, a stock of 17 to draw from",
+        {"stock": True, "failure": "pass", "min_players": 2, "max_players": 2},
+    ),
+}
+# Presets that need the variants of the next layer (jokers) are listed but refused until they
+# work: see :data:`UNSUPPORTED`.
+UNSUPPORTED: dict[str, str] = {}
+
+
+def preset_names() -> list[str]:
+    return list(PRESETS)
+
+
+def preset(name: str) -> Rules:
+    """The rules of a preset by name (RULES.md §4)."""
+    if name not in PRESETS:
+        raise RulesError(f"unknown preset {name!r}; known presets: {', '.join(PRESETS)}")
+    return Rules(name=name, **PRESETS[name][1])
+
+
+def preset_description(name: str) -> str:
+    return PRESETS[name][0]
+
+
+def load_rules_toml(text: str, source: str = "rules file") -> Rules:
+    """House rules from TOML: an optional ``preset = "name"`` and option overrides, either at
+    the top level or under ``[rules]``::
+
+        preset = "ristiseiska"
+        [rules]
+        token_value = 25
+        hoarding = "all-but-sevens"
+    """
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise RulesError(f"{source}: not valid TOML: {e}") from None
+    base_name = data.pop("preset", "ristiseiska")
+    if not isinstance(base_name, str):
+        raise RulesError(f"{source}: preset must be a name in quotes")
+    overrides: dict[str, Any] = {}
+    table = data.pop("rules", {})
+    if not isinstance(table, dict):
+        raise RulesError(f"{source}: [rules] must be a table")
+    overrides.update(table)
+    overrides.update(data)
+    try:
+        base = preset(base_name)
+        rules = Rules.from_dict(overrides, base=base)
+    except RulesError as e:
+        raise RulesError(f"{source}: {e}") from None
+    return dataclasses.replace(rules, name=base_name if not overrides else f"{base_name}+house")

@@ -1,0 +1,269 @@
+"""The rows on the table: the one place that answers "does this card fit now?".
+
+Each row is a line of card ranks around a centre slot; ``lo`` and ``hi`` are the slots of the
+lowest and highest card down (``-1`` while the row is unopened). The line's shape comes from the
+rules, so every layout variant is data here, not code:
+
+* default: ``A 2 … 6 [7] 8 … K`` — low pile ends at the ace, high pile at the king;
+* ace high (V6): ``2 … 6 [7] 8 … K A``;
+* first ace decides (V5): ``A 2 … [7] … K A`` until the first ace fixes one end;
+* Ristikasi (V8): the centre is the 8;
+* free Fan Tan (V16): ``[s] s+1 … K A 2 … s-1`` — upward only, fixed by the first card;
+* two decks: one row per suit and deck (eight rows).
+
+Cards are looked up by *type*: the card id with the deck folded away for two identical decks
+(both ♥6 are the same type), the plain id otherwise. ``playable`` is the bitmask of the types
+that fit somewhere right now; it is kept up to date after every placement so that legal-move
+generation is a single ``&``.
+"""
+
+from __future__ import annotations
+
+from .rules import Rules
+
+NO = -1
+
+
+class PlacementError(ValueError):
+    """A card placed where it does not fit (the engine checks legality before this)."""
+
+
+class Table:
+    """The layout of one deal. Mutable; copied with :meth:`copy`."""
+
+    __slots__ = (
+        "rules", "nrows", "order", "line", "types", "lo", "hi", "minr", "maxr", "center",
+        "fits", "playable", "opened", "ace_end", "start_rank", "type_rows", "identical",
+        "ntypes", "occupant",
+    )
+
+    def __init__(self, rules: Rules) -> None:
+        self.rules = rules
+        self.identical = rules.decks == 2 and not rules.distinct_decks
+        self.nrows = 4 * rules.decks
+        self.ntypes = 52 if (rules.decks == 1 or self.identical) else 104
+        self.order = rules.order
+        self.lo = [NO] * self.nrows
+        self.hi = [NO] * self.nrows
+        self.fits = [0] * self.nrows
+        self.playable = 0
+        self.opened = rules.opening == "any"
+        self.ace_end: str | None = None
+        self.start_rank: int | None = None
+        # occupant[row][slot] = card id lying there (jokers need to know; others ignore it)
+        self.occupant: list[dict[int, int]] = [{} for _ in range(self.nrows)]
+        self.type_rows: list[tuple[int, ...]] = []
+        for t in range(self.ntypes):
+            suit = (t % 52) // 13
+            if self.identical:
+                self.type_rows.append((suit, suit + 4))
+            else:
+                self.type_rows.append((t // 13,))
+        self.line: list[list[int]] = []
+        self.types: list[list[int]] = []
+        if rules.layout == "upward":
+            self.center = 0
+            self.minr = 0
+            self.maxr = 12
+            self.line = [[] for _ in range(self.nrows)]
+            self.types = [[] for _ in range(self.nrows)]
+            self.playable = (1 << self.ntypes) - 1  # any card may start
+        else:
+            c = rules.center
+            if rules.ace == "low":
+                ranks = list(range(1, 14))
+            elif rules.ace == "high":
+                ranks = list(range(2, 14)) + [1]
+            else:  # first-decides: an ace slot at both ends until the first ace
+                ranks = [1] + list(range(2, 14)) + [1]
+            self.center = ranks.index(c)
+            self.minr = 0
+            self.maxr = len(ranks) - 1
+            for row in range(self.nrows):
+                base = self._row_base(row)
+                self.line.append(ranks)
+                self.types.append([base + r - 1 for r in ranks])
+            self._refresh_all()
+
+    def _row_base(self, row: int) -> int:
+        """The type id of the ace of a row's suit."""
+        if self.identical:
+            return (row % 4) * 13
+        return row * 13
+
+    # -- queries --------------------------------------------------------------------------
+    def low_allowed(self, row: int) -> bool:
+        o = self.order
+        if o == "both":
+            return True
+        c = self.center
+        if o == "low-first":
+            return self.lo[row] == c or self.hi[row] > c or self.maxr == c
+        return self.hi[row] > c or self.maxr == c  # high-first
+
+    def high_allowed(self, row: int) -> bool:
+        o = self.order
+        if o == "both":
+            return True
+        c = self.center
+        if o == "low-first":
+            return self.lo[row] < c or self.minr == c
+        return self.hi[row] == c or self.lo[row] < c or self.minr == c
+
+    def _row_fits(self, row: int) -> int:
+        lo = self.lo[row]
+        if lo == NO:
+            if self.opened and self.line[row]:
+                return 1 << self.types[row][self.center]
+            return 0
+        hi = self.hi[row]
+        m = 0
+        t = self.types[row]
+        if lo > self.minr and self.low_allowed(row):
+            m |= 1 << t[lo - 1]
+        if hi < self.maxr and self.high_allowed(row):
+            m |= 1 << t[hi + 1]
+        return m
+
+    def _refresh_all(self) -> None:
+        p = 0
+        for row in range(self.nrows):
+            f = self._row_fits(row)
+            self.fits[row] = f
+            p |= f
+        self.playable = p
+
+    def _refresh(self, row: int) -> None:
+        self.fits[row] = self._row_fits(row)
+        p = 0
+        for f in self.fits:
+            p |= f
+        self.playable = p
+
+    def placements(self, t: int) -> list[tuple[int, str | None]]:
+        """Where type ``t`` fits now: ``(row, end)`` pairs, ``end`` being ``'low'``/``'high'``
+        for the slot side (``None`` when the card opens the row). Rows in identical states are
+        listed once (they cannot be told apart)."""
+        out: list[tuple[int, str | None]] = []
+        if self.start_rank is None and self.rules.layout == "upward":
+            return [(self.type_rows[t][0], None)] if (self.playable >> t) & 1 else []
+        if not self.opened:  # the opening card goes to the first row of its suit
+            return [(self.type_rows[t][0], None)]
+        seen: set[tuple[int, int]] = set()
+        for row in self.type_rows[t]:
+            if not (self.fits[row] >> t) & 1:
+                continue
+            state = (self.lo[row], self.hi[row])
+            if state in seen and not self.occupant[row]:
+                continue
+            seen.add(state)
+            lo = state[0]
+            if lo == NO:
+                out.append((row, None))
+                continue
+            tt = self.types[row]
+            if lo > self.minr and tt[lo - 1] == t and self.low_allowed(row):
+                out.append((row, "low"))
+            hi = self.hi[row]
+            if hi < self.maxr and tt[hi + 1] == t and self.high_allowed(row):
+                out.append((row, "high"))
+        return out
+
+    def is_closed(self, row: int, end: str) -> bool:
+        """Whether a pile is complete (its last card down)."""
+        if self.lo[row] == NO:
+            return False
+        return self.lo[row] == self.minr if end == "low" else self.hi[row] == self.maxr
+
+    def is_complete(self) -> bool:
+        return all(self.lo[r] == self.minr and self.hi[r] == self.maxr for r in range(self.nrows))
+
+    # -- changes --------------------------------------------------------------------------
+    def place(self, t: int, row: int, end: str | None, card_id: int) -> bool:
+        """Put a card of type ``t`` on ``row`` (at ``end``, or as the opener); return whether it
+        closed a pile (a closing card). The caller has checked that it fits."""
+        new_layout = self.rules.layout == "upward" and self.start_rank is None
+        if new_layout:
+            self._set_start_rank(t)
+        lo = self.lo[row]
+        if lo == NO:
+            slot = self.center
+            self.lo[row] = self.hi[row] = slot
+            closing = False
+            if self.minr == slot and self.maxr == slot:
+                closing = True
+        elif end == "low":
+            slot = lo - 1
+            self.lo[row] = slot
+            closing = slot == self.minr
+        else:
+            slot = self.hi[row] + 1
+            self.hi[row] = slot
+            closing = slot == self.maxr
+        self.occupant[row][slot] = card_id
+        if not self.opened or new_layout:
+            self.opened = True
+            self._refresh_all()
+        elif self.rules.ace == "first-decides" and self.ace_end is None and self.line[row][slot] == 1:
+            self.ace_end = "low" if slot == 0 else "high"
+            if self.ace_end == "low":
+                self.maxr -= 1  # the high piles now end at the king
+            else:
+                self.minr += 1  # the low piles now end at the two
+            self._refresh_all()
+        else:
+            self._refresh(row)
+        return closing
+
+    def _set_start_rank(self, t: int) -> None:
+        s = t % 13 + 1
+        self.start_rank = s
+        ranks = [(s - 1 + i) % 13 + 1 for i in range(13)]
+        for row in range(self.nrows):
+            base = self._row_base(row)
+            self.line[row] = ranks
+            self.types[row] = [base + r - 1 for r in ranks]
+        self.opened = True
+
+    def fixed_end_side(self, t: int, row: int) -> str | None:
+        """The side a non-ambiguous placement of ``t`` on ``row`` goes to."""
+        lo = self.lo[row]
+        if lo == NO:
+            return None
+        if lo > self.minr and self.types[row][lo - 1] == t and self.low_allowed(row):
+            return "low"
+        return "high"
+
+    def copy(self) -> Table:
+        new = object.__new__(Table)
+        for name in Table.__slots__:
+            setattr(new, name, getattr(self, name))
+        new.lo = self.lo[:]
+        new.hi = self.hi[:]
+        new.fits = self.fits[:]
+        new.line = self.line[:]
+        new.types = self.types[:]
+        new.occupant = [dict(o) for o in self.occupant]
+        return new
+
+    # -- description ----------------------------------------------------------------------
+    def row_cards(self, row: int) -> list[int]:
+        """The card types on ``row``, low to high."""
+        lo = self.lo[row]
+        if lo == NO:
+            return []
+        return self.types[row][lo: self.hi[row] + 1]
+
+    def row_suit(self, row: int) -> int:
+        return (row % 4) if self.identical else (row % 4)
+
+    def row_deck(self, row: int) -> int:
+        return row // 4
+
+    def ends(self, row: int) -> tuple[int | None, int | None]:
+        """The ranks at the low and high end of a row (``None`` if unopened)."""
+        lo = self.lo[row]
+        if lo == NO:
+            return None, None
+        line = self.line[row]
+        return line[lo], line[self.hi[row]]

@@ -1,0 +1,153 @@
+"""What one seat may see (RULES.md §5): the only thing bots and clients receive.
+
+A view holds the seat's own hand, the table, every player's card count, the token holder and
+chips, and the public history. A card handed over when asked is shown only to the giver and
+the receiver; a drawn card only to the drawer. With ``open_cards`` (teaching and analysis
+mode, named explicitly) every hand is shown.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .cards import CARDS, Card
+from .moves import DRAW, GIVE, Move
+from .rules import Rules
+from .table import NO, Table
+
+if TYPE_CHECKING:
+    from .game import Game
+
+
+@dataclass(frozen=True)
+class RowView:
+    """One row on the table: its suit (and deck), the cards down low to high."""
+
+    row: int
+    suit: int
+    deck: int
+    cards: tuple[Card, ...]
+    low_closed: bool
+    high_closed: bool
+
+
+@dataclass(frozen=True)
+class SeatView:
+    """Everything ``seat`` may know now. ``legal_moves`` is empty unless the seat is to move."""
+
+    seat: int
+    players: int
+    names: tuple[str, ...]
+    rules: Rules
+    dealer: int
+    hand: tuple[Card, ...]
+    hand_sizes: tuple[int, ...]
+    rows: tuple[RowView, ...]
+    table: Table
+    token_holder: int | None
+    chips_paid: tuple[int, ...]
+    pot: int
+    to_move: int
+    turn_seat: int
+    phase: str
+    history: tuple[dict[str, Any], ...]
+    legal_moves: tuple[Move, ...]
+    out_order: tuple[int, ...]
+    stock_size: int
+    turns_taken: tuple[int, ...]
+    stall: int
+    penalties: tuple[int, ...]
+    dealt_sizes: tuple[int, ...]
+    laid_out: tuple[Card, ...]
+    result: Any = None
+    open_hands: dict[int, tuple[Card, ...]] | None = field(default=None)
+
+    @property
+    def is_my_turn(self) -> bool:
+        return self.to_move == self.seat and self.phase != "over"
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready form (for the web protocol and tools)."""
+        d: dict[str, Any] = {
+            "seat": self.seat,
+            "players": self.players,
+            "names": list(self.names),
+            "dealer": self.dealer,
+            "hand": [str(c) for c in self.hand],
+            "hand_sizes": list(self.hand_sizes),
+            "rows": [
+                {"row": r.row, "suit": r.suit, "deck": r.deck,
+                 "cards": [str(c) for c in r.cards],
+                 "low_closed": r.low_closed, "high_closed": r.high_closed}
+                for r in self.rows
+            ],
+            "token_holder": self.token_holder,
+            "chips_paid": list(self.chips_paid),
+            "pot": self.pot,
+            "to_move": self.to_move,
+            "turn_seat": self.turn_seat,
+            "phase": self.phase,
+            "history": list(self.history),
+            "legal_moves": [str(m) for m in self.legal_moves],
+            "out_order": list(self.out_order),
+            "stock_size": self.stock_size,
+            "result": self.result.to_dict() if self.result is not None else None,
+        }
+        if self.open_hands is not None:
+            d["open_hands"] = {str(k): [str(c) for c in v] for k, v in self.open_hands.items()}
+        return d
+
+
+def public_event(event: dict[str, Any], seat: int | None) -> dict[str, Any]:
+    """An event as ``seat`` may see it (``None``: a spectator)."""
+    t = event["type"]
+    if t == GIVE and seat not in (event["seat"], event.get("to")):
+        return {k: v for k, v in event.items() if k != "card"}
+    if t == DRAW and seat != event["seat"]:
+        return {k: v for k, v in event.items() if k != "card"}
+    return event
+
+
+def make_view(game: Game, seat: int, open_cards: bool = False) -> SeatView:
+    if not 0 <= seat < game.n:
+        raise ValueError(f"no seat {seat} at a table of {game.n}")
+    mark = game.rules.distinct_decks
+    table = game.table
+    rows = []
+    for row in range(table.nrows):
+        cards: tuple[Card, ...] = ()
+        if table.lo[row] != NO:
+            occ = table.occupant[row]
+            cards = tuple(CARDS[occ[s]] for s in range(table.lo[row], table.hi[row] + 1))
+        rows.append(RowView(row, row % 4, row // 4, cards,
+                            table.is_closed(row, "low"), table.is_closed(row, "high")))
+    history = tuple(public_event(e.to_dict(mark), seat) for e in game.events)
+    return SeatView(
+        seat=seat,
+        players=game.n,
+        names=tuple(game.names),
+        rules=game.rules,
+        dealer=game.dealer,
+        hand=tuple(game.hand(seat)),
+        hand_sizes=tuple(game.hand_sizes()),
+        rows=tuple(rows),
+        table=table.copy(),
+        token_holder=game.token_holder,
+        chips_paid=tuple(game.chips_paid),
+        pot=game.pot,
+        to_move=game.to_move,
+        turn_seat=game.turn_seat,
+        phase=game.phase,
+        history=history,
+        legal_moves=tuple(game.legal_moves()) if game.to_move == seat else (),
+        out_order=tuple(game.out_order),
+        stock_size=len(game.stock),
+        turns_taken=tuple(game.turns_taken(s) for s in range(game.n)),
+        stall=game._stall,
+        penalties=tuple(game.penalties),
+        dealt_sizes=tuple(len(h) for h in game.initial_hands),
+        laid_out=game.initial_table,
+        result=game.result,
+        open_hands={s: tuple(game.hand(s)) for s in range(game.n)} if open_cards else None,
+    )
