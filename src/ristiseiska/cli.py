@@ -64,6 +64,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CliError as e:
         print(f"ristiseiska: {e}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # output piped into head & co.
+        return 0
     except KeyboardInterrupt:
         print("ristiseiska: interrupted", file=sys.stderr)
         return 130
