@@ -678,6 +678,8 @@ class Game:
         """Take back the last move and return it."""
         if not self._moves:
             raise IndexError("no move to take back")
+        if self.__dict__.get("_from_position"):
+            raise IndexError("a position set up from a view cannot take moves back")
         moves = self._moves[:-1]
         last = self._moves[-1]
         self._reset()
@@ -700,6 +702,74 @@ class Game:
         new._chips_paid = self._chips_paid[:]
         new._legal = None
         return new
+
+    @classmethod
+    def from_view(cls, view: Any, hands: Sequence[Sequence[Card | str]],
+                  stock: Sequence[Card | str] = ()) -> Game:
+        """A game in exactly the position ``view`` shows, with ``hands`` (every seat, the
+        view's own hand included) and ``stock`` filling in what the view hides. For search
+        bots that sample the hidden cards (determinization). The history before this position
+        is not kept: :meth:`pop` cannot go back past it and ``events`` starts empty."""
+        rules = view.rules
+        n = view.players
+        if len(hands) != n:
+            raise SetupError(f"{len(hands)} hands given for {n} players")
+        cards = [[_as_card(c) for c in h] for h in hands]
+        if sorted(cards[view.seat]) != sorted(view.hand) and sorted(
+            c.kind for c in cards[view.seat]) != sorted(c.kind for c in view.hand):
+            raise SetupError("the hand given for the view's own seat is not the seat's hand")
+        for s in range(n):
+            if len(cards[s]) != view.hand_sizes[s]:
+                raise SetupError(
+                    f"seat {s} holds {view.hand_sizes[s]} cards, {len(cards[s])} given")
+        g = object.__new__(cls)
+        g.rules = rules
+        g.n = n
+        g.seed = None
+        g.dealer = view.dealer
+        g.names = list(view.names)
+        g.table = view.table.copy()
+        g._identical = g.table.identical
+        used: set[int] = set()
+        for occ in g.table.occupant:
+            used.update(occ.values())
+        g._hands = [0] * n
+        for s, h in enumerate(cards):
+            m = 0
+            for c in h:
+                cid = int(c)
+                if g._identical and cid < 52 and (cid in used or (m >> cid) & 1):
+                    cid += 52  # the other copy
+                used.add(cid)
+                m |= 1 << cid
+            g._hands[s] = m
+        g.initial_hands = tuple(tuple(h) for h in cards)
+        g.initial_stock = tuple(_as_card(c) for c in stock)
+        g.initial_table = tuple(view.laid_out)
+        g._stock = list(g.initial_stock)
+        g._phase = PHASE_NAMES.index(view.phase)
+        g._actor = view.to_move
+        g._receiver = view.turn_seat if view.phase == "give" else -1
+        g.token_holder = view.token_holder
+        g.out_order = list(view.out_order)
+        g.events = []
+        g._moves = []
+        g._turns = list(view.turns_taken)
+        g._played = view.phase == "more"
+        g._stall = view.stall
+        g._penalties = list(view.penalties)
+        g._chips_paid = list(view.chips_paid)
+        g.pot = view.pot
+        g.result = view.result
+        g._legal = None
+        g._end_reason = ""
+        g._opening_types = 0
+        if rules.opening != "any" and not g.table.opened:
+            oc = parse_card(rules.opening)
+            for d in range(rules.decks if rules.distinct_decks else 1):
+                g._opening_types |= 1 << g._type(CARDS[int(oc) + 52 * d])
+        g._from_position = True
+        return g
 
     # -- views ----------------------------------------------------------------------------------
     def view(self, seat: int, open_cards: bool = False) -> Any:

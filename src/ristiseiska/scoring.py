@@ -62,6 +62,7 @@ class Result:
             "token_holder": self.token_holder,
             "out_order": list(self.out_order),
             "end": self.end,
+            "next_dealer": self.next_dealer,
         }
         if any(self.penalty_points):
             d["penalty_points"] = list(self.penalty_points)
