@@ -54,11 +54,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if not getattr(args, "_run", None):
         # No command: start the game people came for.
-        default = "serve" if "serve" in parser._subparsers._group_actions[0].choices else None  # type: ignore[union-attr]
-        if default is None:
+        try:
+            importlib.import_module("ristiseiska.commands.serve")
+        except ImportError:
             parser.print_help()
             return 0
-        args = parser.parse_args([default, *(argv or [])])
+        args = parser.parse_args(["serve", *(argv or [])])
     try:
         return int(args._run(args) or 0)
     except CliError as e:

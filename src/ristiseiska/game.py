@@ -105,6 +105,8 @@ class Game:
     to set one up by hand; ``stock`` and ``table`` likewise for the stock game.
     """
 
+    _from_position = False  # set on positions built by from_view (no history to pop)
+
     def __init__(
         self,
         rules: Rules | None = None,
@@ -162,6 +164,7 @@ class Game:
             row = self.table.type_rows[self._type(c)][0]
             self.table.place(self._type(c), row, None, int(c))
         self._phase = NORMAL
+        self._actor = 0
         self._receiver = -1
         self.token_holder: int | None = None
         self.out_order: list[int] = []
@@ -433,10 +436,10 @@ class Game:
             self._actor = giver
         elif kind == GIVE:
             assert move.card is not None
-            c = self._remove_card(seat, move.card)
+            cid = self._remove_card(seat, move.card)
             receiver = self._receiver
-            self._hands[receiver] |= 1 << c
-            self.events.append(Event(seat, GIVE, CARDS[c], other=receiver))
+            self._hands[receiver] |= 1 << cid
+            self.events.append(Event(seat, GIVE, CARDS[cid], other=receiver))
             self._actor = receiver
             self._phase = NORMAL
             self._end_turn()
@@ -678,7 +681,7 @@ class Game:
         """Take back the last move and return it."""
         if not self._moves:
             raise IndexError("no move to take back")
-        if self.__dict__.get("_from_position"):
+        if self._from_position:
             raise IndexError("a position set up from a view cannot take moves back")
         moves = self._moves[:-1]
         last = self._moves[-1]
