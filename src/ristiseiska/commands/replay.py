@@ -1,0 +1,218 @@
+"""``ristiseiska replay``: check game records, or step through one recorded deal.
+
+    ristiseiska replay --check games.jsonl [more.jsonl …] [--verify-seed]
+    ristiseiska replay games.jsonl [--deal K] [--lang fi|en] [--text]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+HELP = "check game records (--check) or show one recorded deal move by move"
+DESCRIPTION = (
+    "With --check, replay every record of the files and print FILE:LINE: problem for each bad "
+    "one, then a summary; the exit status is 1 when a record is bad and 2 when a file cannot "
+    "be read. Without --check, show one deal of a file (the first, or --deal K)."
+)
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("files", nargs="+", metavar="FILE", help="record file (.jsonl; '-' reads standard input)")
+    p.add_argument("--check", action="store_true", help="check every record: each event legal, the result as the rules give it")
+    p.add_argument("--verify-seed", action="store_true", help="with --check: the hands must also be the shuffle of the record's seed")
+    p.add_argument("--deal", type=int, default=1, metavar="K", help="show the K-th record of the file (from 1; default 1)")
+    p.add_argument("--lang", choices=("fi", "en"), default="fi", help="language of the shown deal (default fi)")
+    p.add_argument("--text", action="store_true", help="print the deal as plain text even when the terminal viewer is available")
+
+
+def _lines(path: str) -> Iterator[tuple[int, dict[str, Any] | str]]:
+    from ristiseiska.record import read_records
+
+    if path == "-":
+        return read_records(sys.stdin.buffer)
+    return read_records(path)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ristiseiska.cli import CliError
+
+    if args.check:
+        return _check(args.files, args.verify_seed)
+    if len(args.files) != 1:
+        raise CliError("show one file at a time (or use --check for several)")
+    if args.deal < 1:
+        raise CliError(f"--deal counts from 1, not {args.deal}")
+    return _show(args.files[0], args.deal, args.lang, args.text)
+
+
+def _check(files: list[str], verify_seed: bool) -> int:
+    from ristiseiska.record import check_record
+
+    checked = bad = 0
+    unreadable = False
+    for path in files:
+        try:
+            for line_no, rec in _lines(path):
+                checked += 1
+                problem = rec if isinstance(rec, str) else check_record(rec, verify_seed)
+                if problem is not None:
+                    bad += 1
+                    print(f"{path}:{line_no}: {problem}")
+        except OSError as e:
+            unreadable = True
+            print(f"ristiseiska: cannot read {path}: {e.strerror or e}", file=sys.stderr)
+    print(f"{checked} record{'s' if checked != 1 else ''} checked, {bad} bad")
+    return 2 if unreadable else (1 if bad else 0)
+
+
+def _show(path: str, k: int, lang: str, force_text: bool) -> int:
+    from ristiseiska.cli import CliError
+    from ristiseiska.record import RecordError, replay_record
+
+    found: tuple[int, dict[str, Any] | str] | None = None
+    count = 0
+    try:
+        for line_no, rec in _lines(path):
+            count += 1
+            if count == k:
+                found = (line_no, rec)
+                break
+    except OSError as e:
+        raise CliError(f"cannot read {path}: {e.strerror or e}") from None
+    if found is None:
+        raise CliError(f"{path} has {count} record{'s' if count != 1 else ''}, not {k}")
+    line_no, rec = found
+    if isinstance(rec, str):
+        raise CliError(f"{path}:{line_no}: {rec}")
+    try:
+        replay_record(rec)
+    except RecordError as e:
+        raise CliError(f"{path}:{line_no}: {e}") from None
+    if not force_text:
+        try:
+            from ristiseiska.tui.replay import run_replay  # type: ignore[import-not-found]
+        except ImportError:
+            pass
+        else:
+            run_replay(rec, lang)
+            return 0
+    for line in describe_record(rec, lang):
+        print(line)
+    return 0
+
+
+# -- plain text ---------------------------------------------------------------------------------
+
+_T = {
+    "fi": {
+        "head": "Jako: {rules}, {n} pelaajaa, jakaja {dealer}, siemen {seed}",
+        "custom": "omat säännöt",
+        "out": "pelaaja pääsi korteistaan",
+        "last": "vain yhdellä jäi kortteja",
+        "stall": "peli jumittui",
+        "hands": "Jaetut kortit:",
+        "stock": "Pakka (päällimmäinen ensin):",
+        "table": "Pöydällä alussa:",
+        "play": "{who} pelasi {card}",
+        "play_as": "{who} pelasi jokerin: {card}",
+        "stop": "{who} lopetti vuoronsa",
+        "token": "{who} otti pantin",
+        "pass": "{who}: ohi",
+        "ask": "{who} pyysi kortin pelaajalta {other}",
+        "give": "{who} antoi pelaajalle {other} {card}",
+        "draw": "{who} nosti pakasta {card}",
+        "chip": "{who} maksoi merkin pottiin",
+        "swap": "{who} pani jokerin tilalle {card}",
+        "unfinished": "Jako on kesken.",
+        "result": "Tulos ({end}):",
+        "winner": "Voittaja: {who}",
+        "nowinner": "Ei voittajaa",
+        "loser": "Häviäjä: {who}",
+        "row": "  {who}: {points} pistettä{detail}",
+        "token_part": " ({cards} + pantti {token})",
+        "chips": " (merkkejä {chips:+d})",
+    },
+    "en": {
+        "head": "Deal: {rules}, {n} players, dealer {dealer}, seed {seed}",
+        "custom": "house rules",
+        "out": "a player went out",
+        "last": "one player was left with cards",
+        "stall": "the deal stalled",
+        "hands": "Dealt hands:",
+        "stock": "Stock (top first):",
+        "table": "On the table at the start:",
+        "play": "{who} played the {card}",
+        "play_as": "{who} played a joker as the {card}",
+        "stop": "{who} stopped",
+        "token": "{who} took the token",
+        "pass": "{who} passed",
+        "ask": "{who} asked {other} for a card",
+        "give": "{who} gave {other} the {card}",
+        "draw": "{who} drew the {card}",
+        "chip": "{who} paid a chip into the pot",
+        "swap": "{who} put the {card} in the joker's place",
+        "unfinished": "The deal is unfinished.",
+        "result": "Result ({end}):",
+        "winner": "Winner: {who}",
+        "nowinner": "No winner",
+        "loser": "Loser: {who}",
+        "row": "  {who}: {points} points{detail}",
+        "token_part": " ({cards} + token {token})",
+        "chips": " (chips {chips:+d})",
+    },
+}
+
+
+def describe_record(rec: dict[str, Any], lang: str = "fi") -> list[str]:
+    """The deal of a valid record as lines of text, one per event."""
+    from ristiseiska.cards import parse_card
+
+    t = _T[lang]
+    names = rec["players"]
+
+    def name(card: str, case: str = "acc") -> str:
+        return parse_card(card).name(lang, case)
+
+    lines = [t["head"].format(rules=rec.get("preset") or t["custom"], n=len(names),
+                              dealer=names[rec["dealer"]], seed=rec.get("seed"))]
+    lines.append(t["hands"])
+    for who, hand in zip(names, rec["hands"], strict=True):
+        lines.append(f"  {who}: {' '.join(hand)}")
+    if rec.get("stock"):
+        lines.append(f"{t['stock']} {' '.join(rec['stock'])}")
+    if rec.get("table"):
+        lines.append(f"{t['table']} {' '.join(rec['table'])}")
+    width = len(str(len(rec["events"])))
+    for i, ev in enumerate(rec["events"], 1):
+        kind = ev["type"]
+        key = "play_as" if kind == "play" and "as" in ev else kind
+        other = ev.get("from", ev.get("to"))
+        text = t.get(key, "{who}: " + kind).format(
+            who=names[ev["seat"]],
+            card=(name(ev["as"], "nom") if key == "play_as" else name(ev["card"])) if "card" in ev else "",
+            other=names[other] if isinstance(other, int) else "",
+        )
+        lines.append(f"{i:>{width}}. {text}")
+    res = rec.get("result")
+    if res is None:
+        lines.append(t["unfinished"])
+        return lines
+    end = res.get("end", "")
+    lines.append(t["result"].format(end=t.get(end, end)))
+    winner = res.get("winner")
+    lines.append(t["winner"].format(who=names[winner]) if winner is not None else t["nowinner"])
+    loser = res.get("loser")
+    if loser is not None:
+        losers = loser if isinstance(loser, list) else [loser]
+        lines.append(t["loser"].format(who=", ".join(names[s] for s in losers)))
+    for seat, who in enumerate(names):
+        detail = ""
+        if res.get("chips") is not None:
+            detail = t["chips"].format(chips=res["chips"][seat])
+        elif res["token_points"][seat]:
+            detail = t["token_part"].format(cards=res["card_points"][seat], token=res["token_points"][seat])
+        lines.append(t["row"].format(who=who, points=res["points"][seat], detail=detail))
+    return lines
