@@ -1,0 +1,336 @@
+"""Finnish and English texts: catalogs, event sentences, move labels.
+
+Catalogs are flat JSON files next to this module, ``<area>.<lang>.json`` (areas: ``core`` for
+the engine's words, ``tui`` for the terminal UI, ``web`` for the browser app). Every key starts
+with its area (``core.move.token``). All files of one language are merged when first used::
+
+    >>> from ristiseiska.i18n import t, describe_move
+    >>> t("core.move.token", "fi"), t("core.move.token", "en")
+    ('Ota pantti', 'Take the token')
+    >>> t("no.such.key")
+    'no.such.key'
+
+``t`` never raises: a missing key falls back to English, then to the key itself, and a missing
+placeholder is left as ``{name}`` in the text. Plural forms are separate keys ending in
+``.one`` and ``.other`` (see :func:`tn`).
+"""
+
+from __future__ import annotations
+
+import json
+import string
+from collections.abc import Mapping, Sequence
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from ..cards import Card, CardError, parse_card
+from ..moves import Move, MoveError, parse_move
+
+LANGS: tuple[str, ...] = ("fi", "en")
+DEFAULT_LANG = "fi"
+FALLBACK_LANG = "en"
+AREAS: tuple[str, ...] = ("core", "tui", "web")
+
+__all__ = [
+    "LANGS", "DEFAULT_LANG", "AREAS", "t", "tn", "catalog", "reload", "norm_lang",
+    "card_name", "player_name", "describe_event", "describe_move", "phase_label",
+    "points_label", "token_label", "chips_label", "cards_left_label", "end_label",
+    "result_lines", "catalog_files", "placeholders",
+]
+
+
+def norm_lang(lang: str | None) -> str:
+    """``'fi'``/``'en'`` from anything (``'fi_FI.UTF-8'``, ``'EN'``, ``None``); others → English."""
+    if not lang:
+        return DEFAULT_LANG
+    code = str(lang).strip().lower().replace("-", "_").split("_")[0].split(".")[0]
+    return code if code in LANGS else FALLBACK_LANG
+
+
+def catalog_files() -> list[tuple[str, str, str]]:
+    """``(area, lang, filename)`` of every catalog file shipped with the package."""
+    out = []
+    for entry in resources.files(__name__).iterdir():
+        name = entry.name
+        if not name.endswith(".json"):
+            continue
+        parts = name[: -len(".json")].split(".")
+        if len(parts) == 2:
+            out.append((parts[0], parts[1], name))
+    return sorted(out)
+
+
+def _read(filename: str) -> dict[str, str]:
+    data = json.loads(resources.files(__name__).joinpath(filename).read_text("utf-8"))
+    if not isinstance(data, dict):
+        raise ValueError(f"{filename}: a catalog must be a JSON object of key: text")
+    return {str(k): str(v) for k, v in data.items()}
+
+
+@cache
+def _catalog(lang: str) -> dict[str, str]:
+    merged: dict[str, str] = {}
+    for _area, file_lang, filename in catalog_files():
+        if file_lang == lang:
+            merged.update(_read(filename))
+    return merged
+
+
+def reload() -> None:
+    """Forget loaded catalogs (after editing a JSON file in a running program)."""
+    _catalog.cache_clear()
+
+
+def catalog(lang: str) -> dict[str, str]:
+    """Every text of ``lang`` (English texts fill keys the language lacks): for the browser."""
+    lang = norm_lang(lang)
+    merged = dict(_catalog(FALLBACK_LANG))
+    merged.update(_catalog(lang))
+    return merged
+
+
+class _Keep(dict[str, Any]):
+    """format_map helper: an unknown placeholder stays as written instead of raising."""
+
+    def __missing__(self, key: str) -> str:
+        return "{" + key + "}"
+
+
+def _format(text: str, kw: Mapping[str, Any]) -> str:
+    if not kw and "{" not in text:
+        return text
+    try:
+        return text.format_map(_Keep(kw))
+    except (ValueError, IndexError, AttributeError, KeyError, TypeError):
+        return text  # a malformed template: show it rather than fail
+
+
+def t(key: str, lang: str = DEFAULT_LANG, **kw: Any) -> str:
+    """The text of ``key`` in ``lang`` with ``{placeholders}`` filled from ``kw``. Falls back
+    to English, then to the key itself; never raises."""
+    lang = norm_lang(lang)
+    text = _catalog(lang).get(key)
+    if text is None:
+        text = _catalog(FALLBACK_LANG).get(key)
+    if text is None:
+        return key
+    return _format(text, kw)
+
+
+def tn(key: str, n: int, lang: str = DEFAULT_LANG, **kw: Any) -> str:
+    """Plural-aware text: ``key.one`` when ``n`` is 1 (or -1), else ``key.other``; ``{n}`` is
+    filled in. Both Finnish and English use this two-form rule."""
+    form = "one" if abs(n) == 1 else "other"
+    return t(f"{key}.{form}", lang, n=n, **kw)
+
+
+def placeholders(text: str) -> set[str]:
+    """The placeholder names used in a template (for the catalog consistency test)."""
+    names = set()
+    for _lit, field, _spec, _conv in string.Formatter().parse(text):
+        if field is not None:
+            names.add(field.split(".")[0].split("[")[0])
+    return names
+
+
+# --- cards and players ----------------------------------------------------------------------
+
+def _as_card(card: Card | str | None) -> Card | None:
+    if card is None or isinstance(card, Card):
+        return card
+    try:
+        return parse_card(str(card))
+    except CardError:
+        return None
+
+
+def card_name(card: Card | str, lang: str = DEFAULT_LANG, case: str = "nom") -> str:
+    """The natural name of a card (``herttakuutonen``, ``herttakuutosen`` with ``case='acc'``,
+    ``six of hearts``); a second-deck card written ``H6+`` says which deck."""
+    lang = norm_lang(lang)
+    c = _as_card(card)
+    if c is None:
+        return str(card)
+    name = c.name(lang, case)
+    if (isinstance(card, str) and card.strip().endswith("+")) and not c.is_joker:
+        name += t("core.card.second_deck", lang)
+    return name
+
+
+def player_name(seat: Any, names: Sequence[str] | None, lang: str = DEFAULT_LANG) -> str:
+    """The name at ``seat``, or "Pelaaja 2" / "Player 2" (seats count from 1 for people)."""
+    if isinstance(seat, int) and not isinstance(seat, bool):
+        if names and 0 <= seat < len(names) and names[seat]:
+            return str(names[seat])
+        return t("core.player", lang, n=seat + 1)
+    return t("core.player_unknown", lang)
+
+
+# --- events ---------------------------------------------------------------------------------
+
+def _event_dict(event: Any) -> dict[str, Any]:
+    if isinstance(event, Mapping):
+        return dict(event)
+    to_dict = getattr(event, "to_dict", None)
+    if callable(to_dict):
+        d = to_dict()
+        if isinstance(d, Mapping):
+            return dict(d)
+    return {}
+
+
+def describe_event(event: Mapping[str, Any] | Any, names: Sequence[str] | None = None,
+                   lang: str = DEFAULT_LANG) -> str:
+    """One event of the history (record form, RULES.md §6) as a sentence:
+    ``Aino pelasi herttakuutosen.`` / ``Aino played the six of hearts.`` A give or draw whose
+    card is hidden from this viewer (no ``card`` key) is described without the card. Never
+    raises: an unknown or malformed event gets a plain generic sentence."""
+    lang = norm_lang(lang)
+    ev = _event_dict(event)
+    kind = str(ev.get("type", ""))
+    name = player_name(ev.get("seat"), names, lang)
+    raw_card = ev.get("card")
+    card = _as_card(raw_card) if raw_card is not None else None
+    kw: dict[str, Any] = {"name": name}
+    if card is not None:
+        kw["card"] = card_name(raw_card, lang, "acc")
+        kw["card_nom"] = card_name(raw_card, lang, "nom")
+    if kind == "ask":
+        kw["other"] = player_name(ev.get("from"), names, lang)
+    elif kind == "give":
+        kw["other"] = player_name(ev.get("to"), names, lang)
+
+    if kind == "play":
+        if card is None:
+            return t("core.event.play_hidden", lang, **kw)
+        as_card = ev.get("as")
+        if card.is_joker and as_card is not None:
+            kw["as_card"] = card_name(as_card, lang, "acc")
+            text = t("core.event.play_joker", lang, **kw)
+        else:
+            text = t("core.event.play", lang, **kw)
+        extras = []
+        if ev.get("end") in ("low", "high"):
+            extras.append(t(f"core.event.end_{ev['end']}", lang))
+        if isinstance(ev.get("row"), int) and not isinstance(ev.get("row"), bool):
+            extras.append(t("core.event.row", lang, row=ev["row"] + 1))
+        if extras:
+            text = text.rstrip(".") + " (" + ", ".join(extras) + ")."
+        return text
+    if kind in ("give", "draw", "swap"):
+        key = f"core.event.{kind}" if card is not None else f"core.event.{kind}_hidden"
+        return t(key, lang, **kw)
+    if kind in ("token", "pass", "stop", "ask", "chip"):
+        return t(f"core.event.{kind}", lang, **kw)
+    return t("core.event.other", lang, name=name, type=kind or "?")
+
+
+# --- moves ----------------------------------------------------------------------------------
+
+def describe_move(move: Move | str, lang: str = DEFAULT_LANG) -> str:
+    """A button label for a move: ``Pelaa herttakuutonen``, ``Lopeta vuoro``, ``Ota pantti``;
+    ``Play the six of hearts``, ``End turn``, ``Take the token``. A text move is parsed first;
+    an unreadable one is returned as it was given."""
+    lang = norm_lang(lang)
+    if isinstance(move, str):
+        try:
+            move = parse_move(move)
+        except MoveError:
+            return move
+    kind = move.kind
+    if kind == "play" and move.card is not None:
+        kw: dict[str, Any] = {"card": card_name(move.card, lang, "nom")}
+        if move.card.is_joker and move.as_ is not None:
+            kw["as_card"] = card_name(move.as_, lang, "acc")
+            text = t("core.move.play_joker", lang, **kw)
+        else:
+            text = t("core.move.play", lang, **kw)
+        if move.end in ("low", "high"):
+            text += " " + t(f"core.move.end_{move.end}", lang)
+        if move.row is not None:
+            text += " " + t("core.move.row", lang, row=move.row + 1)
+        return text
+    if kind in ("give", "swap") and move.card is not None:
+        return t(f"core.move.{kind}", lang, card=card_name(move.card, lang, "nom"),
+                 card_acc=card_name(move.card, lang, "acc"))
+    return t(f"core.move.{kind}", lang)
+
+
+# --- short labels ---------------------------------------------------------------------------
+
+def phase_label(phase: str, lang: str = DEFAULT_LANG) -> str:
+    """``turn``/``more``/``give``/``over`` as a short label."""
+    return t(f"core.phase.{phase}", lang)
+
+
+def points_label(card_points: int, token_points: int = 0, penalty_points: int = 0) -> str:
+    """A deal's points with the token (and hoarding penalty) part shown: ``10 + 21``."""
+    parts = [str(card_points)]
+    if token_points:
+        parts.append(str(token_points))
+    if penalty_points:
+        parts.append(str(penalty_points))
+    return " + ".join(parts)
+
+
+def token_label(holder: int | None, names: Sequence[str] | None = None,
+                lang: str = DEFAULT_LANG) -> str:
+    """``Pantti: Aino`` / ``Token: Aino``; ``Pantti: ei kenelläkään`` when nobody holds it."""
+    if holder is None:
+        return t("core.token.nobody", lang)
+    return t("core.token.holder", lang, name=player_name(holder, names, lang))
+
+
+def chips_label(n: int, lang: str = DEFAULT_LANG) -> str:
+    """``3 pelimerkkiä`` / ``3 chips``."""
+    return tn("core.chips", n, lang)
+
+
+def cards_left_label(n: int, lang: str = DEFAULT_LANG) -> str:
+    """``5 korttia`` / ``5 cards``."""
+    return tn("core.cards", n, lang)
+
+
+def end_label(end: str, lang: str = DEFAULT_LANG) -> str:
+    """Why a deal ended (``Result.end``: out, last, stall, blocked)."""
+    return t(f"core.end.{end}", lang)
+
+
+def result_lines(result: Mapping[str, Any] | Any, names: Sequence[str] | None = None,
+                 lang: str = DEFAULT_LANG) -> list[str]:
+    """A deal's result (``Result`` or its ``to_dict()``) as short lines: who won, then each
+    seat's points with the token part (``Olli: 10 + 21 = 31``), chips where used."""
+    lang = norm_lang(lang)
+    r = _event_dict(result)
+    lines: list[str] = []
+    winner = r.get("winner")
+    if winner is not None:
+        lines.append(t("core.result.winner", lang, name=player_name(winner, names, lang)))
+    loser = r.get("loser")
+    if loser is not None:
+        losers = loser if isinstance(loser, list | tuple) else [loser]
+        lines.append(t("core.result.loser", lang,
+                       name=", ".join(player_name(s, names, lang) for s in losers)))
+    if r.get("end") and r.get("end") not in ("out", "last"):
+        lines.append(end_label(str(r["end"]), lang))
+    cards = list(r.get("card_points") or [])
+    tokens = list(r.get("token_points") or [])
+    pens = list(r.get("penalty_points") or [])
+    totals = list(r.get("points") or [])
+    chips = r.get("chips")
+    for seat, total in enumerate(totals):
+        who = player_name(seat, names, lang)
+        if chips is not None and seat < len(chips):
+            net = int(chips[seat])  # net chips paid; negative for the winner who collects
+            key = "core.result.chips_won" if net < 0 else "core.result.chips_paid"
+            lines.append(t(key, lang, name=who, chips=chips_label(abs(net), lang)))
+            continue
+        c = cards[seat] if seat < len(cards) else total
+        tok = tokens[seat] if seat < len(tokens) else 0
+        pen = pens[seat] if seat < len(pens) else 0
+        label = points_label(c, tok, pen)
+        if label != str(total):
+            label = f"{label} = {total}"
+        lines.append(t("core.result.points_line", lang, name=who, points=label))
+    return lines
