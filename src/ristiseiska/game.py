@@ -582,6 +582,8 @@ class Game:
         seat = self._actor
         legal = self.legal_moves()
         kind = move.kind
+        if kind in (PLAY, GIVE) and move.card is None:  # hand-made moves (records, clients)
+            return f"a {kind} move must name a card"
         can_play = any(m.kind == PLAY for m in legal)
         if self._phase == GIVING:
             if kind != GIVE:
