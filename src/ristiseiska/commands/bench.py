@@ -1,0 +1,111 @@
+"""``ristiseiska bench``: deals per second of random play, in one process.
+
+    ristiseiska bench                          # both engines, default rules, 4 players
+    ristiseiska bench --engine python --deals 20000
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from typing import Any
+
+HELP = "measure random-play speed (deals per second) of the full engine and the kernel"
+DESCRIPTION = (
+    "Random legal play, one process. 'python' times the full engine (Game: deal, legal_moves, "
+    "push, result); 'kernel' times the compiled kernel (compiling is done before the clock "
+    "starts). Run it on a quiet machine: other programs on the same cores lower the figures."
+)
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--deals", type=int, default=5000, metavar="N", help="deals for the full engine (default 5000)")
+    p.add_argument("--kernel-deals", type=int, default=None, metavar="N", help="deals for the kernel (default 100 × --deals)")
+    p.add_argument("--players", type=int, default=4, metavar="N", help="number of players (default 4)")
+    p.add_argument("--preset", default="ristiseiska", metavar="NAME", help="rule set (default ristiseiska)")
+    p.add_argument("--rules", metavar="FILE.toml", help="house rules from a TOML file instead of --preset")
+    p.add_argument("--engine", choices=("python", "kernel", "both"), default="both", help="what to measure (default both)")
+    p.add_argument("--seed", type=int, default=1, metavar="S", help="seed (default 1)")
+    p.add_argument("--json", action="store_true", help="print the figures as one JSON object")
+
+
+def bench_python(rules: Any, players: int, deals: int, seed: int) -> dict[str, Any]:
+    from ristiseiska.sim import derive_seed, play_random_deal
+
+    moves = 0
+    start = time.perf_counter()
+    for i in range(deals):
+        g = play_random_deal(rules, players, derive_seed(seed, i), i % players)
+        moves += len(g._moves)
+    seconds = time.perf_counter() - start
+    return {"engine": "python", "deals": deals, "seconds": round(seconds, 3),
+            "deals_per_second": round(deals / seconds, 1),
+            "moves_per_second": round(moves / seconds, 1)}
+
+
+def bench_kernel(rules: Any, players: int, deals: int, seed: int) -> dict[str, Any]:
+    from ristiseiska.game import Game
+    from ristiseiska.kernel import play_deals, position_from_game, rollout_values, warm_up
+
+    warm_up()
+    best = float("inf")
+    for rep in range(3):  # best of three: the least disturbed by other processes
+        start = time.perf_counter()
+        play_deals(rules, players, seed + rep, deals)
+        best = min(best, time.perf_counter() - start)
+    pos = position_from_game(Game(rules, players, seed=seed))
+    pos["rules"] = rules
+    n_roll = max(1000, deals // 2)
+    start = time.perf_counter()
+    rollout_values(**pos, n_rollouts=n_roll, seed=seed)
+    roll = time.perf_counter() - start
+    return {"engine": "kernel", "deals": deals, "seconds": round(best, 4),
+            "deals_per_second": round(deals / best, 1),
+            "rollouts_per_second_from_start": round(n_roll / roll, 1)}
+
+
+def run(args: argparse.Namespace) -> int:
+    from ristiseiska.cli import CliError
+    from ristiseiska.commands.simulate import load_rules
+    from ristiseiska.rules import RulesError
+    from ristiseiska.sim import kernel_reason
+
+    rules = load_rules(args.preset, args.rules)
+    try:
+        rules.check_players(args.players)
+    except RulesError as e:
+        raise CliError(str(e)) from None
+    if args.deals < 1:
+        raise CliError(f"--deals must be at least 1, not {args.deals}")
+    kdeals = args.kernel_deals if args.kernel_deals is not None else 100 * args.deals
+    if kdeals < 1:
+        raise CliError(f"--kernel-deals must be at least 1, not {kdeals}")
+    results = []
+    if args.engine in ("python", "both"):
+        results.append(bench_python(rules, args.players, args.deals, args.seed))
+    if args.engine in ("kernel", "both"):
+        why = kernel_reason(rules, args.players)
+        if why:
+            if args.engine == "kernel":
+                raise CliError(why)
+            results.append({"engine": "kernel", "skipped": why})
+        else:
+            results.append(bench_kernel(rules, args.players, kdeals, args.seed))
+    if args.json:
+        print(json.dumps({"preset": rules.name or None, "players": args.players,
+                          "results": results}, ensure_ascii=False))
+        return 0
+    print(f"{rules.name or 'custom rules'}, {args.players} players, random play, one process")
+    for r in results:
+        if "skipped" in r:
+            print(f"  kernel: skipped ({r['skipped']})")
+            continue
+        line = (f"  {r['engine']:<6}  {r['deals']:>9} deals in {r['seconds']:.3f} s: "
+                f"{r['deals_per_second']:>12,.0f} deals/s")
+        if "moves_per_second" in r:
+            line += f"  ({r['moves_per_second']:,.0f} moves/s)"
+        if "rollouts_per_second_from_start" in r:
+            line += f"  (rollouts from the start: {r['rollouts_per_second_from_start']:,.0f}/s)"
+        print(line)
+    return 0

@@ -1,0 +1,201 @@
+"""``ristiseiska simulate``: many deals with random legal players, and a summary.
+
+    ristiseiska simulate --preset ristiseiska --players 4 --games 10000 --seed 1
+    ristiseiska simulate --rules house.toml --games 500 --records deals.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tomllib
+from typing import Any
+
+HELP = "play many deals with random players and print statistics (optionally write records)"
+DESCRIPTION = (
+    "Play G deals with random legal players (each choice uniform over the legal moves) and "
+    "print the mean points per seat, wins, the token at the end and deals per second. Deal i "
+    "is dealt from a seed derived from --seed and i, the dealer rotates, and the same "
+    "arguments give the same deals and byte-identical records."
+)
+
+TEXTS: dict[str, dict[str, str]] = {
+    "fi": {
+        "title": "Simulointi: {rules}, {players} pelaajaa, {deals} jakoa, siemen {seed}, moottori {engine}",
+        "seat": "paikka",
+        "points": "pisteet/jako",
+        "wins": "voitot",
+        "token": "pantti lopussa",
+        "chips": "pelimerkit/jako",
+        "token_paid": "pantti maksettiin {rate} jaoista",
+        "stalled": "{k} jakoa päättyi jumiin (stall_turns)",
+        "speed": "{deals} jakoa {seconds} sekunnissa: {rate} jakoa/s",
+        "records": "pelikirjaukset: {path}",
+        "progress": "Jakoja",
+        "custom": "omat säännöt",
+    },
+    "en": {
+        "title": "Simulation: {rules}, {players} players, {deals} deals, seed {seed}, engine {engine}",
+        "seat": "seat",
+        "points": "points/deal",
+        "wins": "wins",
+        "token": "token at end",
+        "chips": "chips/deal",
+        "token_paid": "the token was paid in {rate} of the deals",
+        "stalled": "{k} deals ended by the stall limit (stall_turns)",
+        "speed": "{deals} deals in {seconds} s: {rate} deals/s",
+        "records": "records: {path}",
+        "progress": "Deals",
+        "custom": "custom rules",
+    },
+}
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--preset", default=None, metavar="NAME", help="rule set by name (default ristiseiska; see 'ristiseiska presets')")
+    p.add_argument("--players", type=int, default=4, metavar="N", help="number of players (default 4)")
+    p.add_argument("--games", type=int, default=1000, metavar="G", help="number of deals (default 1000)")
+    p.add_argument("--seed", type=int, default=1, metavar="S", help="seed of the whole run (default 1)")
+    p.add_argument("--rules", metavar="FILE.toml", help="house rules: a TOML file with an optional preset and option overrides")
+    p.add_argument("--records", metavar="FILE.jsonl", help="write one game record per deal to this file")
+    p.add_argument("--engine", choices=("auto", "python", "kernel"), default="auto",
+                   help="auto (default): the compiled kernel when it supports the rules, else the full engine")
+    p.add_argument("--json", action="store_true", help="print the summary as one JSON object")
+    p.add_argument("--lang", choices=("fi", "en"), default="fi", help="language of the summary (default fi)")
+
+
+def load_rules(preset_name: str | None, rules_file: str | None) -> Any:
+    """The rules from ``--preset`` and ``--rules`` (raises ``CliError``)."""
+    from ristiseiska.cli import CliError
+    from ristiseiska.rules import RulesError, load_rules_toml, preset
+
+    try:
+        if rules_file is None:
+            return preset(preset_name or "ristiseiska")
+        try:
+            with open(rules_file, "rb") as f:
+                raw = f.read()
+            text = raw.decode("utf-8")
+        except OSError as e:
+            raise CliError(f"cannot read the rules file {rules_file}: {e.strerror or e}") from None
+        except UnicodeDecodeError:
+            raise CliError(f"the rules file {rules_file} is not UTF-8 text") from None
+        if preset_name is not None:
+            try:
+                has_preset = "preset" in tomllib.loads(text)
+            except tomllib.TOMLDecodeError:
+                has_preset = True  # let the loader report the TOML error
+            if not has_preset:  # --preset is the base the file's options change
+                text = f"preset = {json.dumps(preset_name)}\n" + text
+        return load_rules_toml(text, source=rules_file)
+    except RulesError as e:
+        raise CliError(str(e)) from None
+
+
+def _progress_bar(total: int, label: str) -> Any:
+    """A rich progress bar on standard error for long runs on a terminal, else ``None``."""
+    if total < 2000 or not sys.stderr.isatty():
+        return None
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
+
+    return Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                    console=Console(stderr=True), transient=True)
+
+
+def _fmt_rate(x: float, lang: str) -> str:
+    text = f"{x:,.0f}"
+    return text.replace(",", "\u00a0") if lang == "fi" else text
+
+
+def _pct(x: float, lang: str) -> str:
+    text = f"{100 * x:.1f} %"
+    return text.replace(".", ",") if lang == "fi" else text.replace(" %", "%")
+
+
+def _num(x: float, lang: str) -> str:
+    text = f"{x:.2f}"
+    return text.replace(".", ",") if lang == "fi" else text
+
+
+def print_summary(summary: Any, lang: str, records: str | None) -> None:
+    tx = TEXTS[lang]
+    rules = summary.rules
+    print(tx["title"].format(rules=rules.name or tx["custom"], players=summary.players,
+                             deals=summary.deals, seed=summary.seed, engine=summary.engine))
+    cols = [tx["seat"], tx["points"], tx["wins"]]
+    if rules.uses_token:
+        cols.append(tx["token"])
+    chips = summary.mean_chips()
+    if chips is not None:
+        cols.append(tx["chips"])
+    rows = []
+    mp, wr, tr = summary.mean_points(), summary.win_rates(), summary.token_rates()
+    for s in range(summary.players):
+        row = [f"P{s + 1}", _num(mp[s], lang), _pct(wr[s], lang)]
+        if rules.uses_token:
+            row.append(_pct(tr[s], lang))
+        if chips is not None:
+            row.append(_num(chips[s], lang))
+        rows.append(row)
+    widths = [max(len(c), *(len(r[i]) for r in rows)) for i, c in enumerate(cols)]
+    print("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cols, widths, strict=True))))
+    for r in rows:
+        print("  ".join(v.ljust(w) if i == 0 else v.rjust(w) for i, (v, w) in enumerate(zip(r, widths, strict=True))))
+    if rules.uses_token and summary.deals:
+        print(tx["token_paid"].format(rate=_pct(summary.token_paid / summary.deals, lang)))
+    if summary.stalled:
+        print(tx["stalled"].format(k=summary.stalled))
+    print(tx["speed"].format(deals=summary.deals, seconds=_num(summary.seconds, lang),
+                             rate=_fmt_rate(summary.deals_per_second, lang)))
+    if records:
+        print(tx["records"].format(path=records))
+
+
+def run(args: argparse.Namespace) -> int:
+    from ristiseiska.cli import CliError
+    from ristiseiska.rules import RulesError
+    from ristiseiska.sim import choose_engine, simulate
+
+    rules = load_rules(args.preset, args.rules)
+    if args.games < 1:
+        raise CliError(f"--games must be at least 1, not {args.games}")
+    try:
+        rules.check_players(args.players)
+        choose_engine(args.engine, rules, args.players)
+    except (RulesError, ValueError) as e:
+        raise CliError(str(e)) from None
+    out = None
+    if args.records:
+        try:
+            out = open(args.records, "w", encoding="utf-8", newline="\n")  # noqa: SIM115
+        except OSError as e:
+            raise CliError(f"cannot write {args.records}: {e.strerror or e}") from None
+    bar = _progress_bar(args.games, TEXTS[args.lang]["progress"])
+    try:
+        if bar is not None:
+            with bar:
+                task = bar.add_task("", total=args.games)
+                summary = simulate(rules, args.players, args.games, args.seed, args.engine, out,
+                                   progress=lambda k: bar.advance(task, k))
+        else:
+            summary = simulate(rules, args.players, args.games, args.seed, args.engine, out)
+    except (RulesError, ValueError) as e:
+        raise CliError(str(e)) from None
+    except OSError as e:
+        raise CliError(f"cannot write {args.records}: {e.strerror or e}") from None
+    finally:
+        if out is not None:
+            out.close()
+    if args.json:
+        print(json.dumps(summary.to_dict(), ensure_ascii=False))
+    else:
+        print_summary(summary, args.lang, args.records)
+    return 0
