@@ -1,0 +1,56 @@
+"""Computer players and hints.
+
+    >>> from ristiseiska import Game, Rules
+    >>> from ristiseiska.bots import get_bot, hint
+    >>> g = Game(Rules(), players=4, seed=1)
+    >>> bot = get_bot("expert", seed=5)
+    >>> bot.choose(g.view(g.to_move)) in g.legal_moves()
+    True
+
+Levels (``BOT_NAMES``): ``random`` (uniform over the legal moves), ``basic`` (a simple
+heuristic), ``expert`` (rule-based on the strategy notes), ``master`` (determinized search; options
+``iterations`` and ``time_limit``). A bot receives only its seat's view and returns one of
+``view.legal_moves``; the same seed and view always give the same move.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..moves import Move
+from .base import Bot
+from .expert import BasicBot, ExpertBot
+from .master import MasterBot
+from .reasons import render
+from .simple import RandomBot
+
+BOTS: dict[str, type[Bot]] = {
+    "random": RandomBot,
+    "basic": BasicBot,
+    "expert": ExpertBot,
+    "master": MasterBot,
+}
+BOT_NAMES: tuple[str, ...] = tuple(BOTS)
+
+
+def get_bot(name: str, seed: int | None = None, **options: Any) -> Bot:
+    """A bot by level name. Unknown names or options raise ``ValueError``."""
+    cls = BOTS.get(name.strip().lower()) if isinstance(name, str) else None
+    if cls is None:
+        raise ValueError(f"unknown bot {name!r}; known bots: {', '.join(BOT_NAMES)}")
+    return cls(seed=seed, **options)
+
+
+def hint(view: Any, lang: str = "fi", level: str = "expert", seed: int = 0,
+         **options: Any) -> tuple[Move, str]:
+    """The move the ``level`` bot would make for the seat of ``view`` and a short reason in
+    ``lang`` ('fi' or 'en')."""
+    if lang not in ("fi", "en"):
+        raise ValueError(f"language must be 'fi' or 'en', not {lang!r}")
+    bot = get_bot(level, seed=seed, **options)
+    move, (key, params) = bot.decide(view)
+    return move, render(key, params, lang)
+
+
+__all__ = ["Bot", "BOT_NAMES", "BOTS", "get_bot", "hint", "RandomBot", "BasicBot", "ExpertBot",
+           "MasterBot"]

@@ -1,0 +1,324 @@
+"""What a seat can infer from its view alone: which cards are still hidden, which hidden cards
+each opponent certainly does not hold, and which cards are known to be in an opponent's hand.
+
+Everything here reads only a :class:`~ristiseiska.view.SeatView` (RULES.md §5). Inferences:
+
+* a player who took the token, passed, asked, drew or paid a chip held no card that was legal at
+  that moment (with hoarding allowed: no legal card of a rank that must be played);
+* a player whose extra move (after a closing card) was offered by the rules but who did not play
+  on held no legal card right then (the engine ends such a turn silently);
+* a card this seat gave is in the receiver's hand until it is played (RULES.md §5: giver and
+  receiver both see it).
+
+A card received unseen (given by someone else, drawn from the stock) escapes the exclusions made
+before it arrived; the bookkeeping keeps such cards as "free" slots with their own, later
+exclusions. This is an approximation of the exact information set that errs on the side of
+fewer constraints, never wrong ones for the common cases.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..cards import Card, full_deck
+from ..rules import Rules
+from ..table import Table
+
+FAILURES = ("token", "pass", "ask", "chip", "draw")
+
+
+def card_type(rules: Rules, c: int) -> int:
+    """The type id of a card (both copies of a card share it with two identical decks)."""
+    if rules.decks == 2 and not rules.distinct_decks and c < 104:
+        return c % 52
+    return int(c)
+
+
+_NOTATION: dict[tuple[int, bool], dict[str, Card]] = {}
+
+
+def notation_map(rules: Rules) -> dict[str, Card]:
+    key = (rules.decks, rules.distinct_decks)
+    m = _NOTATION.get(key)
+    if m is None:
+        m = {}
+        for c in full_deck(rules.decks, 2):
+            m.setdefault(c.notation(rules.distinct_decks), c)
+        _NOTATION[key] = m
+    return m
+
+
+def table_cards(table: Table) -> list[int]:
+    out: list[int] = []
+    for occ in table.occupant:
+        out.extend(occ.values())
+    return out
+
+
+@dataclass
+class Opponent:
+    seat: int
+    size: int
+    known: list[Card] = field(default_factory=list)  # cards we know are in this hand
+    excluded: int = 0  # type bitmask this hand's original cards cannot hold
+    free: int = 0  # cards received unseen since the exclusions started
+    free_excluded: int = 0  # exclusions that also apply to the free cards
+
+
+@dataclass
+class Knowledge:
+    rules: Rules
+    seat: int
+    pool: list[Card]  # hidden cards (in opponents' hands or the stock), one entry per copy
+    opponents: dict[int, Opponent]
+    stock_size: int
+    reliable: bool  # whether the history could be replayed (exclusions were inferred)
+
+    def candidates(self, seat: int) -> list[Card]:
+        """Hidden cards that ``seat`` may hold (ignoring the free slots' looser constraint)."""
+        o = self.opponents[seat]
+        ex = o.excluded
+        r = self.rules
+        return [c for c in self.pool if not (ex >> card_type(r, c)) & 1]
+
+    def sample(self, rng: random.Random, tries: int = 30) -> tuple[list[list[Card]], list[Card]]:
+        """Hidden hands (every seat; this seat's entry left empty) and a stock, drawn at random
+        among the deals consistent with what is known; constraints are dropped if no
+        consistent deal is found quickly."""
+        for attempt in range(tries + 1):
+            relax = attempt == tries
+            got = self._try_sample(rng, relax)
+            if got is not None:
+                return got
+        raise RuntimeError("could not sample hidden hands")  # pragma: no cover - relax never fails
+
+    def _try_sample(self, rng: random.Random, relax: bool
+                    ) -> tuple[list[list[Card]], list[Card]] | None:
+        r = self.rules
+        pool = self.pool[:]
+        rng.shuffle(pool)
+        hands: dict[int, list[Card]] = {}
+        slots: list[tuple[int, int, int]] = []  # (seat, exclusion mask, count)
+        for s, o in self.opponents.items():
+            hands[s] = []
+            known = [c for c in o.known]
+            for c in known:
+                if c in pool:
+                    pool.remove(c)
+                    hands[s].append(c)
+            rest = o.size - len(hands[s])
+            free = min(o.free, rest)
+            if relax:
+                slots.append((s, 0, rest))
+            else:
+                if rest - free:
+                    slots.append((s, o.excluded, rest - free))
+                if free:
+                    slots.append((s, o.free_excluded, free))
+        # most constrained first: fewest eligible cards per needed card
+        def eligible(mask: int) -> int:
+            return sum(1 for c in pool if not (mask >> card_type(r, c)) & 1)
+
+        slots.sort(key=lambda x: eligible(x[1]) - x[2])
+        for s, mask, count in slots:
+            if not count:
+                continue
+            if mask:
+                chosen = [i for i, c in enumerate(pool) if not (mask >> card_type(r, c)) & 1]
+            else:
+                chosen = list(range(len(pool)))
+            if len(chosen) < count:
+                return None
+            take = chosen[:count]  # the pool is shuffled: the first eligible ones are random
+            for i in take:
+                hands[s].append(pool[i])
+            for i in reversed(take):
+                pool.pop(i)
+        if len(pool) != self.stock_size:
+            return None
+        out = [hands.get(s, []) for s in range(len(self.opponents) + 1)]
+        return out, pool
+
+
+def _event_card(names: dict[str, Card], e: dict[str, Any], key: str = "card") -> Card | None:
+    t = e.get(key)
+    if t is None:
+        return None
+    return names.get(t)
+
+
+def _mandatory_mask(rules: Rules, playable: int) -> int:
+    """The part of ``playable`` that a player taking the token must not hold (hoarding)."""
+    h = rules.hoarding
+    if h == "none" or rules.failure != "token":
+        return playable
+    if h == "any-with-penalty":
+        return 0
+    keep = 0
+    m = playable
+    while m:
+        low = m & -m
+        t = low.bit_length() - 1
+        m ^= low
+        rank = t % 13 + 1
+        if h == "all-but-sevens" and rank == 7:
+            keep |= low
+        elif h == "sevens-sixes-eights" and rank not in (6, 7, 8):
+            keep |= low
+    return keep
+
+
+def _place(table: Table, rules: Rules, card: Card, row: int | None, end: str | None,
+           as_: Card | None) -> bool:
+    t = card_type(rules, int(as_ if as_ is not None else card))
+    places = table.placements(t)
+    for prow, pend in places:
+        if row is not None and prow // 4 != row and len({p[0] for p in places}) > 1:
+            continue
+        if end is not None and pend is not None and pend != end:
+            continue
+        return table.place(t, prow, pend, int(card))
+    raise ValueError("card does not fit")
+
+
+def infer(view: Any) -> Knowledge:
+    """Read everything this seat may infer from its view."""
+    rules: Rules = view.rules
+    me = view.seat
+    n = view.players
+    names = notation_map(rules)
+    deck = full_deck(rules.decks, rules.jokers)
+    pool_count: dict[int, int] = {}
+    for c in deck:
+        pool_count[int(c)] = pool_count.get(int(c), 0) + 1
+
+    def remove(c: int) -> None:
+        k = int(c)
+        if rules.decks == 2 and not rules.distinct_decks and k < 104:
+            k = k % 52
+        if pool_count.get(k, 0) > 0:
+            pool_count[k] -= 1
+
+    # identical decks: the deck lists both copies as ids c and c+52; fold to one id, count 2
+    if rules.decks == 2 and not rules.distinct_decks:
+        folded: dict[int, int] = {}
+        for k, v in pool_count.items():
+            kk = k % 52 if k < 104 else k
+            folded[kk] = folded.get(kk, 0) + v
+        pool_count = folded
+    for c in table_cards(view.table):
+        remove(c)
+    for c in view.hand:
+        remove(c)
+
+    opps = {s: Opponent(s, view.hand_sizes[s]) for s in range(n) if s != me}
+    reliable = True
+    try:
+        _replay(view, rules, names, opps)
+    except Exception:
+        reliable = False
+        for o in opps.values():
+            o.excluded = o.free_excluded = 0
+            o.free = 0
+            o.known = []
+    pool: list[Card] = []
+    for k, v in sorted(pool_count.items()):
+        pool.extend([Card(k)] * v)
+    # known cards must be hidden cards; drop any that are not (approximation safety)
+    for o in opps.values():
+        kept = []
+        avail = list(pool)
+        for c in o.known:
+            cc = Card(card_type(rules, c)) if rules.decks == 2 and not rules.distinct_decks else c
+            if cc in avail:
+                avail.remove(cc)
+                kept.append(cc)
+        o.known = kept[: o.size]
+    return Knowledge(rules, me, pool, opps, view.stock_size, reliable)
+
+
+def _replay(view: Any, rules: Rules, names: dict[str, Card], opps: dict[int, Opponent]) -> None:
+    me = view.seat
+    table = Table(rules)
+    for c in view.laid_out:
+        t = card_type(rules, int(c))
+        table.place(t, table.type_rows[t][0], None, int(c))
+    hist = view.history
+    sizes_known = rules.multi_play or rules.extra_move
+    for i, e in enumerate(hist):
+        typ = e["type"]
+        s = e["seat"]
+        o = opps.get(s)
+        if typ == "play":
+            card = _event_card(names, e)
+            if card is None:
+                raise ValueError("play without a card")
+            as_ = _event_card(names, e, "as")
+            closing = _place(table, rules, card, e.get("row"), e.get("end"), as_)
+            if o is not None:
+                _card_left(rules, o, card)
+            # a turn that the rules would have continued but did not: no legal card then
+            if o is not None and sizes_known:
+                more = rules.multi_play or (
+                    closing and rules.extra_move
+                    and (rules.ace != "first-decides" or card_type(rules, int(as_ or card)) % 13 == 0)
+                )
+                nxt = hist[i + 1] if i + 1 < len(hist) else None
+                went_out = nxt is None and view.hand_sizes[s] == 0
+                if more and nxt is not None and not (nxt["seat"] == s and nxt["type"] in ("play", "stop")) \
+                        and not went_out and not _out_at(view, s, hist, i):
+                    _exclude(o, table.playable)
+        elif typ in FAILURES:
+            if o is not None and table.opened:
+                if typ == "token":
+                    _exclude(o, _mandatory_mask(rules, table.playable))
+                else:
+                    _exclude(o, table.playable)
+            if typ == "draw" and o is not None:
+                o.free += 1
+                o.free_excluded = 0
+        elif typ == "give":
+            to = e.get("to")
+            card = _event_card(names, e)
+            if o is not None:  # an opponent gave a card
+                if card is not None:
+                    _card_left(rules, o, card)
+                elif o.free and o.size:
+                    pass
+            if to is not None and to != me and to in opps:
+                r = opps[to]
+                if card is not None and s == me:
+                    r.known.append(card)
+                else:
+                    r.free += 1
+                    r.free_excluded = 0
+        elif typ == "swap":
+            raise ValueError("swap events are not tracked")  # jokers: no exclusions inferred
+
+
+def _out_at(view: Any, seat: int, hist: Any, i: int) -> bool:
+    """Whether ``seat`` ran out of cards with event ``i`` (it then gets no extra move)."""
+    if seat not in view.out_order:
+        return False
+    # the seat's last play is the one that emptied the hand
+    for e in hist[i + 1:]:
+        if e["seat"] == seat and e["type"] == "play":
+            return False
+    return True
+
+
+def _exclude(o: Opponent, mask: int) -> None:
+    o.excluded |= mask
+    o.free_excluded |= mask
+
+
+def _card_left(rules: Rules, o: Opponent, card: Card) -> None:
+    """A card left an opponent's hand: forget it from the known list or the free slots."""
+    for k in o.known:
+        if card_type(rules, k) == card_type(rules, card):
+            o.known.remove(k)
+            return
+    if o.free and (o.excluded >> card_type(rules, card)) & 1:
+        o.free -= 1

@@ -1,0 +1,175 @@
+"""The ``master`` bot: determinized sampling (perfect-information Monte Carlo).
+
+For each decision it deals the hidden cards at random many times, each time consistently with
+everything public (card counts, cards on the table, a player who took the token or passed held no
+legal card at that moment, a card this seat gave is still with the receiver; see
+:mod:`.knowledge`). In each sampled world every candidate move is tried and the deal is played
+to its end by a fast rollout policy; the move with the best average outcome wins. All candidate
+moves see the same sampled worlds and rollout seeds, so their comparison is not drowned in the
+noise of the deals.
+
+The budget is ``iterations`` (sampled worlds; deterministic for a given seed) with
+``time_limit`` seconds as a safety cap (when the cap cuts the search short, the result depends
+on the machine's speed). The rollout policy is pluggable: ``rollout="random"`` (default) or
+``"greedy"``, or any callable ``policy(game, legal, rng) -> Move``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from ..game import Game
+from ..moves import PLAY, Move
+from ..scoring import Result
+from .base import Bot, Reason, legal_of
+from .expert import ExpertBot
+from .knowledge import infer
+
+DEFAULT_ITERATIONS = 150
+DEFAULT_TIME_LIMIT = 2.0
+
+Policy = Callable[[Game, list[Move], Any], Move]
+
+
+def random_policy(game: Game, legal: list[Move], rng: Any) -> Move:
+    return legal[int(rng.random() * len(legal))]
+
+
+def greedy_policy(game: Game, legal: list[Move], rng: Any) -> Move:
+    """Cheap but less naive than random: go out when possible, use extra moves, and otherwise
+    prefer a card whose next card in line is in the player's own hand."""
+    plays = [m for m in legal if m.kind == PLAY]
+    if not plays:
+        return legal[0] if len(legal) == 1 else legal[int(rng.random() * len(legal))]
+    if len(plays) == 1:
+        return plays[0]
+    table = game.table
+    hand = game._hands[game.to_move]  # the rollout plays with full knowledge of its own world
+    best, best_key = plays[0], -1.0
+    for m in plays:
+        c = m.card
+        assert c is not None
+        t = int(c) % 52 if game.rules.decks == 2 and not game.rules.distinct_decks else int(c)
+        key = rng.random()
+        if t < len(table.type_rows):
+            row = table.type_rows[t][0]
+            line = table.types[row]
+            if t in line:
+                idx = line.index(t)
+                nxt = idx - 1 if idx < table.center else idx + 1
+                if 0 <= nxt < len(line) and (hand >> line[nxt]) & 1:
+                    key += 1.0
+        if key > best_key:
+            best, best_key = m, key
+    return best
+
+
+POLICIES: dict[str, Policy] = {"random": random_policy, "greedy": greedy_policy}
+
+
+def rollout(game: Game, rng: Any, policy: Policy = random_policy) -> Result:
+    """Play ``game`` to its end with ``policy`` for every seat; return the result."""
+    while not game.is_over():
+        legal = game.legal_moves()
+        game.push(legal[0] if len(legal) == 1 else policy(game, legal, rng))
+    assert game.result is not None
+    return game.result
+
+
+def utility(result: Result, seat: int) -> float:
+    """What a deal is worth to ``seat``: 1 for winning it, plus up to 0.5 for having few points
+    compared with the others (so that losing cheaply still counts)."""
+    pts = result.points
+    hi, lo = max(pts), min(pts)
+    share = 0.5 * (hi - pts[seat]) / (hi - lo) if hi > lo else 0.25
+    return (1.0 if result.winner == seat else 0.0) + share
+
+
+class MasterBot(Bot):
+    name = "master"
+
+    def __init__(self, seed: int | None = None, iterations: int = DEFAULT_ITERATIONS,
+                 time_limit: float | None = DEFAULT_TIME_LIMIT,
+                 rollout: str | Policy = "random", **options: Any) -> None:
+        super().__init__(seed, **options)
+        if not isinstance(iterations, int) or iterations < 1:
+            raise ValueError(f"iterations must be a positive integer, not {iterations!r}")
+        if time_limit is not None and not (isinstance(time_limit, int | float) and time_limit > 0):
+            raise ValueError(f"time_limit must be a positive number of seconds, not {time_limit!r}")
+        if isinstance(rollout, str):
+            if rollout not in POLICIES:
+                raise ValueError(f"unknown rollout policy {rollout!r}; known: {', '.join(POLICIES)}")
+            self.policy: Policy = POLICIES[rollout]
+        elif callable(rollout):
+            self.policy = rollout
+        else:
+            raise ValueError("rollout must be a policy name or a callable")
+        self.iterations = iterations
+        self.time_limit = time_limit
+        self._expert = ExpertBot(seed=self.seed)
+        self.last_stats: dict[str, Any] = {}
+
+    def decide(self, view: Any) -> tuple[Move, Reason]:
+        legal = list(legal_of(view))
+        if len(legal) == 1:
+            return self._expert.decide(view)
+        stats = self.search(view, legal)
+        i = max(range(len(legal)), key=lambda k: (stats["value"][k], -k))
+        move = legal[i]
+        base = self._expert.reason_for(view, move)
+        worlds = stats["worlds"]
+        pct = round(100 * stats["wins"][i] / worlds) if worlds else 0
+        return move, ("master", {"base": base, "worlds": worlds, "pct": pct})
+
+    def search(self, view: Any, legal: list[Move]) -> dict[str, Any]:
+        """Evaluate every legal move over sampled worlds: mean utility, wins, worlds."""
+        start = time.perf_counter()
+        me = view.seat
+        rng = self.rng_for(view)
+        know = infer(view) if view.open_hands is None else None
+        total = [0.0] * len(legal)
+        wins = [0] * len(legal)
+        worlds = 0
+        policy = self.policy
+        for _ in range(self.iterations):
+            if know is not None:
+                hands, stock = know.sample(rng)
+                hands[me] = list(view.hand)
+            else:  # open-cards mode: the hands are on the table (only a stock stays hidden)
+                hands = [list(view.open_hands[s]) for s in range(view.players)]
+                stock = _open_stock(view, rng)
+            base = Game.from_view(view, hands, stock)
+            seed = rng.getrandbits(64)
+            for i, m in enumerate(legal):
+                g = base.copy()
+                g.push(m)
+                rng.seed(seed)  # the same rollout randomness for every move
+                res = rollout(g, rng, policy)
+                total[i] += utility(res, me)
+                wins[i] += res.winner == me
+            rng.seed(seed)
+            worlds += 1
+            if self.time_limit is not None and time.perf_counter() - start > self.time_limit:
+                break
+        self.last_stats = {
+            "worlds": worlds, "seconds": time.perf_counter() - start,
+            "moves": [str(m) for m in legal],
+            "value": [t / worlds for t in total], "wins": wins,
+        }
+        return self.last_stats
+
+
+def _open_stock(view: Any, rng: Any) -> list[Any]:
+    if not view.stock_size:
+        return []
+    know = infer(view)
+    pool = list(know.pool)
+    for s in range(view.players):
+        if s != view.seat:
+            for c in view.open_hands[s]:
+                if c in pool:
+                    pool.remove(c)
+    rng.shuffle(pool)
+    return pool[: view.stock_size]

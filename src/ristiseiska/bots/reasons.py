@@ -1,0 +1,144 @@
+"""Short reasons for a move, in Finnish and English (hint button, open-cards teaching mode)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..cards import Card
+
+SUIT_PLURAL_FI = ("ristit", "ruudut", "hertat", "padat")
+SUIT_PLURAL_EN = ("clubs", "diamonds", "hearts", "spades")
+
+# Imperatives take the nominative in Finnish ("Pelaa herttakuutonen"); {card} is nominative,
+# {card_acc} the object form for indicative sentences.
+TEXTS: dict[str, dict[str, str]] = {
+    "only": {
+        "fi": "Ainoa sallittu siirto.",
+        "en": "It is the only legal move.",
+    },
+    "forced_token": {
+        "fi": "Sinulla ei ole pelattavaa korttia, joten otat pantin.",
+        "en": "You have no playable card, so you take the token.",
+    },
+    "forced_pass": {
+        "fi": "Sinulla ei ole pelattavaa korttia: sano ohi.",
+        "en": "You have no playable card: pass.",
+    },
+    "forced_ask": {
+        "fi": "Sinulla ei ole pelattavaa korttia: pyydä kortti edelliseltä pelaajalta.",
+        "en": "You have no playable card: ask the previous player for a card.",
+    },
+    "forced_draw": {
+        "fi": "Sinulla ei ole pelattavaa korttia: nosta kortti pakasta.",
+        "en": "You have no playable card: draw a card from the stock.",
+    },
+    "forced_chip": {
+        "fi": "Sinulla ei ole pelattavaa korttia: maksa merkki pottiin.",
+        "en": "You have no playable card: pay a chip into the pot.",
+    },
+    "last_card": {
+        "fi": "Pelaa {card}: se on viimeinen korttisi, ja voitat jaon.",
+        "en": "Play the {card}: it is your last card and wins the deal.",
+    },
+    "dump": {
+        "fi": "Pelaa {card}: {player} on melkein lopussa, joten pääse eroon kalliista kortista ({value} pistettä).",
+        "en": "Play the {card}: {player} is nearly out, so get rid of an expensive card ({value} points).",
+    },
+    "open_long": {
+        "fi": "Pelaa {card}: avaat {suit}, joissa sinulla on eniten kortteja.",
+        "en": "Play the {card}: it opens {suit}, where you hold the most cards.",
+    },
+    "unlock_own": {
+        "fi": "Pelaa {card}: sen takaa vapautuu omia korttejasi {mine} ja muille vain {theirs}.",
+        "en": "Play the {card}: it frees {mine} of your own cards and only {theirs} of the others' cards.",
+    },
+    "fewest_openings": {
+        "fi": "Pelaa {card}: se avaa muille vähiten uusia paikkoja.",
+        "en": "Play the {card}: it gives the others the fewest new openings.",
+    },
+    "keep_block": {
+        "fi": "Pelaa {card} ja pidä {block} kiusana: niin {suit} pysyvät muilta kiinni.",
+        "en": "Play the {card} and keep the {block} back: that keeps {suit} shut for the others.",
+    },
+    "continue": {
+        "fi": "Jatka kortilla {card}: lisäkortti vie sinua kohti voittoa.",
+        "en": "Go on with the {card}: the extra card brings you closer to going out.",
+    },
+    "stop": {
+        "fi": "Lopeta tähän: seuraava kortti auttaisi muita enemmän kuin sinua.",
+        "en": "Stop here: another card would help the others more than you.",
+    },
+    "hoard_free": {
+        "fi": "Ota pantti ja pidä {card} kiusana: pantti on jo sinulla, joten se ei maksa lisää.",
+        "en": "Take the token and hold the {card} back: you already have the token, so it costs nothing more.",
+    },
+    "hoard": {
+        "fi": "Ota pantti ja pidä {card} kiusana: kortti avaisi muille liikaa.",
+        "en": "Take the token and hold the {card} back: playing it would open too much for the others.",
+    },
+    "give": {
+        "fi": "Anna {card}: se on sinulle hyödyttömin kortti, kaukana pöydän korteista.",
+        "en": "Give the {card}: it is your least useful card, far from the cards on the table.",
+    },
+    "give_expensive": {
+        "fi": "Anna {card}: se on kallis ({value} pistettä) eikä pääse pöytään pian.",
+        "en": "Give the {card}: it is expensive ({value} points) and will not reach the table soon.",
+    },
+    "ace_end": {
+        "fi": "Pelaa {card} {end_fi}: se sopii parhaiten omiin kortteihisi.",
+        "en": "Play the {card} at the {end} end: it suits your own cards best.",
+    },
+    "play_generic": {
+        "fi": "Pelaa {card}.",
+        "en": "Play the {card}.",
+    },
+    "move_generic": {
+        "fi": "Siirto: {move}.",
+        "en": "Move: {move}.",
+    },
+    "random": {
+        "fi": "Satunnainen valinta sallituista siirroista: {move}.",
+        "en": "A random choice among the legal moves: {move}.",
+    },
+    "basic": {
+        "fi": "Pelaa {card}: se avaa muille vähiten ja on arvokkaimpia korttejasi.",
+        "en": "Play the {card}: it opens the least for the others and is one of your most expensive cards.",
+    },
+    "master": {
+        "fi": "{base} (Laskin {worlds} mahdollista korttijakoa: tällä siirrolla voitit {pct} % niistä.)",
+        "en": "{base} (I tried {worlds} possible deals of the hidden cards: this move won {pct}% of them.)",
+    },
+}
+
+
+def _card_words(card: Card, lang: str) -> tuple[str, str]:
+    if lang == "fi":
+        return card.name("fi"), card.name("fi", "acc")
+    n = card.name("en")
+    return n, n
+
+
+def render(key: str, params: dict[str, Any], lang: str = "fi") -> str:
+    """The reason ``key`` with ``params`` in ``lang`` ('fi' or 'en')."""
+    if lang not in ("fi", "en"):
+        raise ValueError(f"language must be 'fi' or 'en', not {lang!r}")
+    texts = TEXTS.get(key) or TEXTS["move_generic"]
+    fmt: dict[str, Any] = {}
+    for k, v in params.items():
+        if isinstance(v, Card):
+            nom, acc = _card_words(v, lang)
+            fmt[k] = nom
+            fmt[k + "_acc"] = acc
+        else:
+            fmt[k] = v
+    if "suit_id" in params:
+        fmt["suit"] = (SUIT_PLURAL_FI if lang == "fi" else SUIT_PLURAL_EN)[params["suit_id"]]
+    if "end" in params:
+        fmt["end_fi"] = "alapäähän" if params["end"] == "low" else "yläpäähän"
+    if "base" in params and isinstance(params["base"], tuple):
+        bkey, bparams = params["base"]
+        fmt["base"] = render(bkey, bparams, lang).rstrip(".") + "."
+    try:
+        return texts[lang].format(**fmt)
+    except (KeyError, IndexError):
+        return TEXTS["move_generic"][lang].format(move=params.get("move", "?"))
