@@ -343,6 +343,12 @@ def _check_event(game: Game, i: int, ev: Any) -> None:
         game.push(move)
     except IllegalMoveError as e:
         raise RecordError(f"{where} is not legal: {e}") from None
+    except (ValueError, TypeError, LookupError, AssertionError) as e:
+        # An engine bug must not crash a check of many records: report it as this record's
+        # problem, with enough to file a bug.
+        raise RecordError(
+            f"{where} made the engine fail ({type(e).__name__}: {e}); this is an engine bug"
+        ) from None
     done = game.events[-1].to_dict(game.rules.distinct_decks)
     for key in EVENT_KEYS:
         got, want = ev.get(key), done.get(key)
