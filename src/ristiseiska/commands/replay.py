@@ -92,12 +92,14 @@ def _show(path: str, k: int, lang: str, force_text: bool) -> int:
     except RecordError as e:
         raise CliError(f"{path}:{line_no}: {e}") from None
     if not force_text:
-        try:
-            from ristiseiska.tui.replay import run_replay  # type: ignore[import-not-found]
+        import importlib
+
+        try:  # the terminal viewer, when the terminal UI provides one
+            viewer = importlib.import_module("ristiseiska.tui.replay")
         except ImportError:
-            pass
-        else:
-            run_replay(rec, lang)
+            viewer = None
+        if viewer is not None and hasattr(viewer, "run_replay") and sys.stdout.isatty():
+            viewer.run_replay(rec, lang)
             return 0
     for line in describe_record(rec, lang):
         print(line)
