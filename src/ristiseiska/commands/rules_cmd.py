@@ -1,0 +1,74 @@
+"""``ristiseiska rules``: the rules in force explained in words (Finnish or English)."""
+
+from __future__ import annotations
+
+import argparse
+
+HELP = "explain the rules of a preset or a house-rule file in Finnish or English"
+DESCRIPTION = (
+    "Print the rules in force as Markdown: a preset (default: ristiseiska) or a TOML file of "
+    "house rules, in Finnish (default) or English. With --options also list every rule option "
+    "with its value and meaning."
+)
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    src = p.add_mutually_exclusive_group()
+    src.add_argument("--preset", metavar="NAME", help="a named rule set (see `ristiseiska presets`)")
+    src.add_argument("--rules", metavar="FILE.toml", help="a TOML file of house rules")
+    p.add_argument("--lang", default="fi", help="language: fi (default) or en")
+    p.add_argument("--options", action="store_true",
+                   help="also print the table of every rule option, its value and meaning")
+
+
+def _load(args: argparse.Namespace):  # -> Rules
+    from ristiseiska.cli import CliError
+    from ristiseiska.rules import RulesError, load_rules_toml, preset
+
+    try:
+        if args.rules:
+            try:
+                with open(args.rules, encoding="utf-8") as f:
+                    text = f.read()
+            except OSError as e:
+                raise CliError(f"cannot read rules file {args.rules}: {e.strerror or e}") from None
+            except UnicodeDecodeError:
+                raise CliError(f"rules file {args.rules} is not UTF-8 text") from None
+            return load_rules_toml(text, source=args.rules)
+        return preset(args.preset or "ristiseiska")
+    except RulesError as e:
+        raise CliError(str(e)) from None
+
+
+def option_table(rules, lang: str) -> str:  # rules: Rules
+    """The ``--options`` table as Markdown."""
+    from ristiseiska.explain import option_rows
+    from ristiseiska.i18n import t
+
+    rows = option_rows(rules, lang)
+    head = (t("core.explain.col_option", lang), t("core.explain.col_value", lang),
+            t("core.explain.col_meaning", lang))
+    w0 = max(len(head[0]), *(len(r[0]) for r in rows))
+    w1 = max(len(head[1]), *(len(r[1]) for r in rows))
+    lines = [f"## {t('core.explain.options_head', lang)}", "",
+             f"| {head[0]:<{w0}} | {head[1]:<{w1}} | {head[2]} |",
+             f"|{'-' * (w0 + 2)}|{'-' * (w1 + 2)}|{'-' * (len(head[2]) + 2)}|"]
+    for name, value, meaning in rows:
+        lines.append(f"| {name:<{w0}} | {value:<{w1}} | {meaning} |")
+    return "\n".join(lines) + "\n"
+
+
+def run(args: argparse.Namespace) -> int:
+    from ristiseiska.cli import CliError
+    from ristiseiska.explain import explain_rules
+    from ristiseiska.i18n import LANGS
+
+    lang = str(args.lang).strip().lower()
+    if lang not in LANGS:
+        raise CliError(f"unknown language {args.lang!r}; choose one of: {', '.join(LANGS)}")
+    rules = _load(args)
+    text = explain_rules(rules, lang)
+    if args.options:
+        text += "\n" + option_table(rules, lang)
+    print(text, end="")
+    return 0
