@@ -1,0 +1,165 @@
+"""Persistence for the web server: tables, seats, deals and the moves of every deal.
+
+The store keeps only what is needed to rebuild every table exactly by replaying: the table's
+configuration (rules, seats, match seed), which deals were started, and every accepted move in
+order. SQLite (the default, in the user's data directory) and PostgreSQL (``postgresql+psycopg://``)
+run the same code through SQLAlchemy's async engine.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import ForeignKey, Integer, String, Text, event, select
+from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class TableRow(Base):
+    __tablename__ = "rs_tables"
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    created: Mapped[float] = mapped_column()
+    config: Mapped[str] = mapped_column(Text)  # JSON: rules, preset, seats, seed
+    finished: Mapped[bool] = mapped_column(default=False)
+
+
+class SeatRow(Base):
+    __tablename__ = "rs_seats"
+    table_id: Mapped[str] = mapped_column(ForeignKey("rs_tables.id"), primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(64))
+    token_hash: Mapped[str | None] = mapped_column(String(128), nullable=True)
+
+
+class DealRow(Base):
+    __tablename__ = "rs_deals"
+    table_id: Mapped[str] = mapped_column(ForeignKey("rs_tables.id"), primary_key=True)
+    deal: Mapped[int] = mapped_column(Integer, primary_key=True)
+    started: Mapped[float] = mapped_column()
+
+
+class MoveRow(Base):
+    __tablename__ = "rs_moves"
+    table_id: Mapped[str] = mapped_column(ForeignKey("rs_tables.id"), primary_key=True)
+    deal: Mapped[int] = mapped_column(Integer, primary_key=True)
+    ply: Mapped[int] = mapped_column(Integer, primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer)
+    move: Mapped[str] = mapped_column(String(32))
+
+
+@dataclass
+class StoredTable:
+    """Everything stored about one table, enough to rebuild it."""
+
+    id: str
+    config: dict[str, Any]
+    finished: bool
+    seat_names: dict[int, str] = field(default_factory=dict)
+    token_hashes: dict[int, str | None] = field(default_factory=dict)
+    deals: int = 0
+    moves: dict[int, list[str]] = field(default_factory=dict)  # deal -> move texts in order
+
+
+def default_database_url() -> str:
+    import platformdirs
+
+    path = Path(platformdirs.user_data_dir("ristiseiska", appauthor=False))
+    path.mkdir(parents=True, exist_ok=True)
+    return f"sqlite+aiosqlite:///{path / 'ristiseiska.sqlite3'}"
+
+
+def normalise_url(url: str) -> str:
+    """Accept the plain forms too (``sqlite:///x``, ``postgresql://``) and pick async drivers."""
+    if url.startswith("sqlite:///") or url == "sqlite://":
+        return "sqlite+aiosqlite" + url[len("sqlite"):]
+    if url.startswith("postgresql://") or url.startswith("postgres://"):
+        return "postgresql+psycopg://" + url.split("://", 1)[1]
+    return url
+
+
+class Store:
+    """The repository the web app uses. Every write is committed before it returns."""
+
+    def __init__(self, url: str | None = None) -> None:
+        self.url = normalise_url(url or default_database_url())
+        kwargs: dict[str, Any] = {}
+        if self.url.startswith("sqlite"):
+            # one writer; WAL makes each commit cheap while staying durable across a crash
+            kwargs["connect_args"] = {"timeout": 30}
+        self.engine: AsyncEngine = create_async_engine(self.url, **kwargs)
+        if self.url.startswith("sqlite"):
+            @event.listens_for(self.engine.sync_engine, "connect")
+            def _pragmas(dbapi_conn: Any, _rec: Any) -> None:
+                cur = dbapi_conn.cursor()
+                cur.execute("PRAGMA journal_mode=WAL")
+                cur.execute("PRAGMA synchronous=NORMAL")
+                cur.execute("PRAGMA foreign_keys=ON")
+                cur.close()
+        self.session = async_sessionmaker(self.engine, expire_on_commit=False)
+
+    async def init(self) -> None:
+        async with self.engine.begin() as conn:
+            await conn.run_sync(Base.metadata.create_all)
+
+    async def close(self) -> None:
+        await self.engine.dispose()
+
+    async def create_table(self, table_id: str, config: dict[str, Any], names: list[str]) -> None:
+        async with self.session() as s, s.begin():
+            s.add(TableRow(id=table_id, created=time.time(), config=json.dumps(config)))
+            await s.flush()
+            for i, name in enumerate(names):
+                s.add(SeatRow(table_id=table_id, seat=i, name=name, token_hash=None))
+
+    async def claim_seat(self, table_id: str, seat: int, name: str, token_hash: str) -> bool:
+        """Take a free seat; False when somebody already holds it."""
+        async with self.session() as s, s.begin():
+            row = await s.get(SeatRow, (table_id, seat), with_for_update=True)
+            if row is None or row.token_hash is not None:
+                return False
+            row.name = name
+            row.token_hash = token_hash
+            return True
+
+    async def start_deal(self, table_id: str, deal: int) -> None:
+        async with self.session() as s, s.begin():
+            s.add(DealRow(table_id=table_id, deal=deal, started=time.time()))
+
+    async def add_move(self, table_id: str, deal: int, ply: int, seat: int, move: str) -> None:
+        async with self.session() as s, s.begin():
+            s.add(MoveRow(table_id=table_id, deal=deal, ply=ply, seat=seat, move=move))
+
+    async def set_finished(self, table_id: str) -> None:
+        async with self.session() as s, s.begin():
+            row = await s.get(TableRow, table_id)
+            if row is not None:
+                row.finished = True
+
+    async def load(self, table_id: str) -> StoredTable | None:
+        async with self.session() as s:
+            row = await s.get(TableRow, table_id)
+            if row is None:
+                return None
+            st = StoredTable(row.id, json.loads(row.config), row.finished)
+            for seat in (await s.scalars(select(SeatRow).where(SeatRow.table_id == table_id))):
+                st.seat_names[seat.seat] = seat.name
+                st.token_hashes[seat.seat] = seat.token_hash
+            deals = await s.scalars(select(DealRow.deal).where(DealRow.table_id == table_id))
+            st.deals = len(list(deals))
+            q = (select(MoveRow).where(MoveRow.table_id == table_id)
+                 .order_by(MoveRow.deal, MoveRow.ply))
+            for m in await s.scalars(q):
+                st.moves.setdefault(m.deal, []).append(m.move)
+            return st
+
+    async def unfinished_ids(self) -> list[str]:
+        async with self.session() as s:
+            return list(await s.scalars(select(TableRow.id).where(TableRow.finished.is_(False))))

@@ -1,0 +1,411 @@
+"""The FastAPI app: lobby and table HTTP API, the WebSocket game protocol, static files.
+
+WebSocket protocol (``/ws/{table_id}``), JSON text frames, at most ``MAX_MESSAGE`` bytes:
+
+client → server
+  ``{"type": "join", "seat": 2, "token": "…"}``   sit down with the seat token from claiming
+  ``{"type": "move", "move": "H6", "id": 7}``     play (``id`` is echoed in the ack)
+  ``{"type": "next-deal"}`` · ``{"type": "hint"}`` · ``{"type": "lang", "lang": "en"}`` ·
+  ``{"type": "ping"}``
+server → client
+  ``{"type": "state", "you": seat|null, "table": {…}, "sheet": {…}, "deal": n, "view": {…},
+  "log": […], "labels": {…}}`` — ``view`` is ``Game.view(you).to_dict()``; a spectator's has no
+  hand and no moves
+  ``{"type": "ack", "move": "H6", "id": 7}`` (after the move is stored) ·
+  ``{"type": "hint", "move": …, "reason": …}`` · ``{"type": "error", "code": …, "message": …}``
+  · ``{"type": "pong"}``
+
+A bad message gets an error reply to its sender only; nothing changes and the socket stays open.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import json
+from collections.abc import AsyncIterator
+from importlib import resources
+from typing import Any
+
+from fastapi import FastAPI, HTTPException, Query, Request, WebSocket, WebSocketDisconnect
+from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Response
+from fastapi.staticfiles import StaticFiles
+
+from .. import i18n
+from ..cards import CARDS
+from ..game import Game, SetupError
+from ..rules import CHOICES, OPTION_HELP, PRESETS, Rules, RulesError, preset
+from ..store import Store
+from ..view import public_event
+from . import bots as botlib
+from .tables import ActionError, Conn, LiveTable, Tables, random_seed
+
+MAX_MESSAGE = 4096
+MAX_BODY = 16384
+STATIC = resources.files("ristiseiska.web").joinpath("static")
+
+
+def _json_body_limit(request: Request, body: bytes) -> Any:
+    if len(body) > MAX_BODY:
+        raise HTTPException(413, "request too large")
+    try:
+        return json.loads(body or b"{}")
+    except ValueError as e:
+        raise HTTPException(400, "the request body is not JSON") from e
+
+
+def _err(e: ActionError, status: int = 400) -> JSONResponse:
+    if e.code == "no-table":
+        status = 404
+    return JSONResponse({"error": e.code, "message": e.message}, status_code=status)
+
+
+def rule_options() -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    defaults = Rules()
+    for f in dataclasses.fields(Rules):
+        if f.name == "name":
+            continue
+        out[f.name] = {"type": f.type, "default": getattr(defaults, f.name),
+                       "choices": list(CHOICES.get(f.name, {})),
+                       "help": OPTION_HELP.get(f.name, "")}
+    return out
+
+
+def build_config(data: Any) -> dict[str, Any]:
+    """Validate a create-table request into the stored table configuration."""
+    if not isinstance(data, dict):
+        raise ActionError("bad-request", "send a JSON object")
+    name = data.get("preset", "ristiseiska")
+    if not isinstance(name, str) or name not in PRESETS:
+        raise ActionError("bad-preset", f"unknown preset {name!r}")
+    options = data.get("options") or {}
+    seats = data.get("seats")
+    if not isinstance(seats, list) or not 2 <= len(seats) <= 8:
+        raise ActionError("bad-seats", "a table has 2 to 8 seats")
+    try:
+        rules = preset(name)
+        if options:
+            rules = Rules.from_dict(options, base=rules)
+        rules.check_players(len(seats))
+    except RulesError as e:
+        raise ActionError("bad-rules", str(e)) from e
+    levels = botlib.levels()
+    clean = []
+    for i, s in enumerate(seats):
+        if not isinstance(s, dict) or s.get("kind") not in ("friend", "bot"):
+            raise ActionError("bad-seats", f"seat {i + 1}: kind must be 'friend' or 'bot'")
+        bot = s.get("bot") or levels[0]
+        if s["kind"] == "bot" and bot not in levels:
+            raise ActionError("bad-seats", f"seat {i + 1}: unknown bot {bot!r}")
+        nm = s.get("name")
+        nm = " ".join(nm.split())[:24] if isinstance(nm, str) else ""
+        if not nm:
+            nm = f"{bot} {i + 1}" if s["kind"] == "bot" else f"P{i + 1}"
+        clean.append({"kind": s["kind"], "bot": bot if s["kind"] == "bot" else None,
+                      "name": nm})
+    seed = data.get("seed")
+    if seed is None:
+        seed = random_seed()
+    elif not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**62:
+        raise ActionError("bad-seed", "seed must be a whole number from 0 to 2^62")
+    try:  # the first deal must be possible (e.g. two decks with two players)
+        Game(rules, len(clean), seed=0)
+    except (SetupError, RulesError) as e:
+        raise ActionError("bad-rules", str(e)) from e
+    return {"preset": name if rules == preset(name) else None, "base": name,
+            "rules": rules.to_dict(), "seats": clean, "seed": seed}
+
+
+def create_app(database_url: str | None = None, bot_delay: float = 0.8,
+               resume: bool = True) -> FastAPI:
+    store = Store(database_url)
+    state: dict[str, Tables] = {}
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        await store.init()
+        tables = Tables(store, bot_delay)
+        state["tables"] = tables
+        if resume:
+            await tables.resume_all()
+        try:
+            yield
+        finally:
+            await tables.close()
+            await store.close()
+
+    app = FastAPI(title="ristiseiska", lifespan=lifespan, docs_url=None, redoc_url=None)
+    app.state.store = store
+
+    def tables() -> Tables:
+        return state["tables"]
+
+    index = STATIC.joinpath("index.html")
+
+    @app.get("/", include_in_schema=False)
+    async def home() -> FileResponse:
+        return FileResponse(str(index))
+
+    @app.get("/t/{table_id}", include_in_schema=False)
+    async def table_page(table_id: str) -> FileResponse:
+        return FileResponse(str(index))
+
+    @app.get("/api/meta")
+    async def meta() -> dict[str, Any]:
+        return {"presets": [{"name": n, "description": d, "rules": preset(n).to_dict()}
+                            for n, (d, _o) in PRESETS.items()],
+                "options": rule_options(), "bots": botlib.levels(), "langs": list(i18n.LANGS)}
+
+    @app.get("/api/i18n/{lang}")
+    async def catalog(lang: str) -> Response:
+        lang = i18n.norm_lang(lang)
+        cards = {}
+        for c in CARDS:
+            cards[str(c)] = i18n.card_name(c, lang)
+        body = {"lang": lang, "texts": i18n.catalog(lang), "cards": cards}
+        return JSONResponse(body, headers={"Cache-Control": "max-age=60"})
+
+    @app.post("/api/tables")
+    async def create_table(request: Request) -> Response:
+        data = _json_body_limit(request, await request.body())
+        try:
+            config = build_config(data)
+        except ActionError as e:
+            return _err(e)
+        t = await tables().create(config)
+        return JSONResponse({"id": t.id, "url": f"/t/{t.id}", "table": t.public_info()},
+                            status_code=201)
+
+    @app.get("/api/tables/{table_id}")
+    async def get_table(table_id: str) -> Response:
+        try:
+            t = await tables().get(table_id)
+        except ActionError as e:
+            return _err(e)
+        return JSONResponse(t.public_info())
+
+    @app.post("/api/tables/{table_id}/seats/{seat}")
+    async def claim(table_id: str, seat: int, request: Request) -> Response:
+        data = _json_body_limit(request, await request.body())
+        try:
+            t = await tables().get(table_id)
+            name = data.get("name", "") if isinstance(data, dict) else ""
+            token = await t.claim(seat, name if isinstance(name, str) else "")
+        except ActionError as e:
+            return _err(e, 409 if e.code == "seat-taken" else 400)
+        return JSONResponse({"seat": seat, "token": token}, status_code=201)
+
+    @app.get("/api/tables/{table_id}/rules")
+    async def rules_text(table_id: str, lang: str = Query("fi", max_length=8)) -> Response:
+        try:
+            t = await tables().get(table_id)
+        except ActionError as e:
+            return _err(e)
+        return JSONResponse({"text": explain(t.rules, i18n.norm_lang(lang)),
+                             "rules": t.rules.to_dict(), "preset": t.config.get("preset")})
+
+    @app.get("/api/tables/{table_id}/record")
+    async def record(table_id: str, deal: int | None = None) -> Response:
+        try:
+            t = await tables().get(table_id)
+        except ActionError as e:
+            return _err(e)
+        games = finished(t)
+        if deal is not None:
+            games = [(i, g) for i, g in games if i == deal]
+            if not games:
+                return JSONResponse({"error": "no-deal", "message": "no such finished deal"},
+                                    status_code=404)
+        lines = [dumps_record(record_of(t, i, g)) for i, g in games]
+        return PlainTextResponse("".join(line + "\n" for line in lines),
+                                 media_type="application/x-ndjson",
+                                 headers={"Content-Disposition":
+                                          f'attachment; filename="ristiseiska-{table_id[:8]}.jsonl"'})
+
+    @app.get("/api/tables/{table_id}/deals/{deal}/replay")
+    async def replay(table_id: str, deal: int, lang: str = "fi") -> Response:
+        try:
+            t = await tables().get(table_id)
+        except ActionError as e:
+            return _err(e)
+        games = dict(finished(t))
+        if deal not in games:
+            return JSONResponse({"error": "no-deal", "message": "only finished deals replay"},
+                                status_code=404)
+        return JSONResponse(replay_frames(games[deal], i18n.norm_lang(lang)))
+
+    @app.websocket("/ws/{table_id}")
+    async def ws(websocket: WebSocket, table_id: str) -> None:
+        await websocket.accept()
+        try:
+            t = await tables().get(table_id)
+        except ActionError as e:
+            await websocket.send_json({"type": "error", "code": e.code, "message": e.message})
+            await websocket.close(code=4404)
+            return
+        conn = Conn()
+        writer = asyncio.create_task(_writer(websocket, conn, t))
+        await t.attach(conn)
+        try:
+            while True:
+                raw = await websocket.receive()
+                if raw["type"] == "websocket.disconnect":
+                    break
+                text = raw.get("text")
+                if text is None:
+                    data = raw.get("bytes") or b""
+                    conn.send(_error("bad-message", "send JSON text frames")
+                              if len(data) <= MAX_MESSAGE else
+                              _error("too-large", f"messages are at most {MAX_MESSAGE} bytes"))
+                    continue
+                await handle(t, conn, text)
+        except WebSocketDisconnect:
+            pass
+        finally:
+            await t.detach(conn)
+            conn.queue.put_nowait(None)
+            with contextlib.suppress(Exception):
+                await writer
+
+    # static assets last so the API routes win
+    app.mount("/static", StaticFiles(directory=str(STATIC)), name="static")
+    return app
+
+
+def _error(code: str, message: str) -> dict[str, Any]:
+    return {"type": "error", "code": code, "message": message}
+
+
+async def _writer(websocket: WebSocket, conn: Conn, t: LiveTable) -> None:
+    """Send the connection's outbox in order; states get the log and labels in its language."""
+    lang = "fi"
+    while True:
+        msg = await conn.queue.get()
+        if msg is None:
+            return
+        if msg.get("type") == "lang":
+            lang = msg["lang"]
+            continue
+        if msg.get("type") == "state":
+            msg = decorate(t, msg, lang)
+        try:
+            await websocket.send_text(json.dumps(msg, ensure_ascii=False))
+        except Exception:
+            return
+
+
+def decorate(t: LiveTable, msg: dict[str, Any], lang: str) -> dict[str, Any]:
+    view = msg.get("view")
+    if view is None:
+        return msg
+    names = view["names"]
+    msg = dict(msg)
+    msg["log"] = t.described(view["seat"], lang, view["history"], names)
+    msg["labels"] = {m: i18n.describe_move(m, lang) for m in view["legal_moves"]}
+    return msg
+
+
+async def handle(t: LiveTable, conn: Conn, text: str) -> None:
+    if len(text.encode("utf-8", "replace")) > MAX_MESSAGE:
+        conn.send(_error("too-large", f"messages are at most {MAX_MESSAGE} bytes"))
+        return
+    try:
+        msg = json.loads(text)
+    except ValueError:
+        conn.send(_error("bad-json", "the message is not JSON"))
+        return
+    if not isinstance(msg, dict) or not isinstance(msg.get("type"), str):
+        conn.send(_error("bad-message", "a message is an object with a 'type'"))
+        return
+    kind = msg["type"]
+    try:
+        if "seat" in msg and kind != "join" and msg["seat"] != conn.seat:
+            raise ActionError("not-your-seat", "you can only act for your own seat")
+        if kind == "join":
+            await t.join(conn, msg.get("seat"), msg.get("token"))
+        elif kind == "move":
+            played = await t.play(conn.seat, msg.get("move"))
+            ack: dict[str, Any] = {"type": "ack", "move": played}
+            if isinstance(msg.get("id"), int | str):
+                ack["id"] = msg["id"]
+            conn.send(ack)
+        elif kind == "next-deal":
+            await t.next_deal(conn.seat)
+        elif kind == "hint":
+            conn.send(t.hint(conn.seat, i18n.norm_lang(str(msg.get("lang", "fi")))))
+        elif kind == "lang":
+            conn.send({"type": "lang", "lang": i18n.norm_lang(str(msg.get("lang", "fi")))})
+            async with t.lock:
+                conn.send(t.state_for(conn, t.public_info(), t.sheet()))
+        elif kind == "ping":
+            conn.send({"type": "pong"})
+        else:
+            raise ActionError("bad-type", f"unknown message type {kind[:32]!r}")
+    except ActionError as e:
+        conn.send(_error(e.code, e.message))
+
+
+# -- records, replays, rule texts -------------------------------------------------------------
+
+def finished(t: LiveTable) -> list[tuple[int, Game]]:
+    return [(i, g) for i, g in enumerate(t.games) if g.is_over()]
+
+
+def record_of(t: LiveTable, index: int, g: Game) -> dict[str, Any]:
+    try:
+        from ..record import record_from_game
+    except ImportError:  # pragma: no cover - the record module ships with the package
+        return {"format": "ristiseiska-record", "version": 1, "seed": g.seed,
+                "dealer": g.dealer, "players": list(g.names),
+                "hands": [[str(c) for c in h] for h in g.initial_hands],
+                "events": [e.to_dict() for e in g.events],
+                "result": g.result.to_dict() if g.result else None,
+                "rules": g.rules.to_dict(), "deal": index + 1}
+    return record_from_game(g, preset=t.config.get("preset"),
+                            extra={"deal": index + 1, "table": t.id[:8]})
+
+
+def dumps_record(rec: dict[str, Any]) -> str:
+    try:
+        from ..record import dumps_record as dumps
+    except ImportError:  # pragma: no cover
+        return json.dumps(rec, ensure_ascii=False)
+    return dumps(rec)
+
+
+def replay_frames(g: Game, lang: str) -> dict[str, Any]:
+    """Every position of a finished deal, hands open (the deal is over, so nothing is secret)."""
+    r = Game(g.rules, g.n, hands=[list(h) for h in g.initial_hands],
+             stock=list(g.initial_stock), dealer=g.dealer, names=list(g.names))
+    mark = g.rules.distinct_decks
+    frames = []
+
+    def frame(text: str) -> dict[str, Any]:
+        v = r.view(0, open_cards=True).to_dict()
+        return {"text": text, "rows": v["rows"], "hands": v.get("open_hands", {}),
+                "hand_sizes": v["hand_sizes"], "token_holder": v["token_holder"],
+                "chips_paid": v["chips_paid"], "to_move": v["to_move"]}
+
+    frames.append(frame(""))
+    for m in g.moves:
+        r.push(m)
+        ev = r.events[-1].to_dict(mark) if r.events else {}
+        frames.append(frame(i18n.describe_event(public_event(ev, ev.get("seat")), r.names, lang)))
+    return {"names": list(g.names), "frames": frames,
+            "result": g.result.to_dict() if g.result else None}
+
+
+def explain(rules: Rules, lang: str) -> str:
+    try:
+        from ..explain import explain_rules
+    except ImportError:
+        explain_rules = None
+    if explain_rules is not None:
+        try:
+            return str(explain_rules(rules, lang))
+        except Exception:  # noqa: BLE001 - fall back to the option list below
+            pass
+    lines = [f"{k} = {v}   ({OPTION_HELP.get(k, '')})" for k, v in rules.to_dict().items()]
+    return "\n".join(lines)

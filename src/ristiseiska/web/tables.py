@@ -1,0 +1,397 @@
+"""Live tables: the match, the current deal, the seats, the connections and the bots.
+
+The server is the only authority. Each connection gets only what its seat may see
+(``Game.view(seat).to_dict()``, RULES.md §5); spectators get the public part with no hand.
+Every accepted move is written to the store before anyone hears of it; a table is rebuilt after
+a restart by replaying its stored moves from the match seed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import hmac
+import random
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .. import i18n
+from ..game import Game, IllegalMoveError
+from ..match import Match
+from ..moves import Move, MoveError
+from ..rules import Rules
+from ..store import Store, StoredTable
+from ..view import public_event
+from . import bots as botlib
+
+MAX_NAME = 24
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8", "replace")).hexdigest()
+
+
+class ActionError(Exception):
+    """A refused request: ``code`` is stable for programs, ``message`` is for people."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+@dataclass(eq=False)
+class Conn:
+    """One WebSocket: its seat (``None`` for a spectator) and an ordered outbox."""
+
+    seat: int | None = None
+    queue: asyncio.Queue[dict[str, Any] | None] = field(default_factory=asyncio.Queue)
+
+    def send(self, msg: dict[str, Any]) -> None:
+        self.queue.put_nowait(msg)
+
+
+@dataclass
+class Seat:
+    kind: str  # "friend" or "bot"
+    bot: str | None
+    name: str
+    token_hash: str | None = None
+
+
+class LiveTable:
+    def __init__(self, table_id: str, config: dict[str, Any], store: Store,
+                 bot_delay: float) -> None:
+        self.id = table_id
+        self.config = config
+        self.store = store
+        self.bot_delay = bot_delay
+        self.rules = Rules.from_dict(config["rules"])
+        if config.get("preset"):
+            self.rules = self.rules.replace(name=config["preset"])
+        self.seats = [Seat(s["kind"], s.get("bot"), s["name"]) for s in config["seats"]]
+        self.n = len(self.seats)
+        self.match = Match(self.rules, self.n, seed=int(config["seed"]),
+                           names=[s.name for s in self.seats])
+        self.games: list[Game] = []  # every deal started, the last one is current
+        self.lock = asyncio.Lock()
+        self.conns: set[Conn] = set()
+        self.bots: dict[int, Any] = {}
+        self._bot_task: asyncio.Task[None] | None = None
+        self.closed = False
+        self._log: dict[tuple[int, int | None, str], list[str]] = {}
+
+    # -- building ---------------------------------------------------------------------------
+    @classmethod
+    def from_stored(cls, st: StoredTable, store: Store, bot_delay: float) -> LiveTable:
+        t = cls(st.id, st.config, store, bot_delay)
+        for seat, name in st.seat_names.items():
+            t.seats[seat].name = name
+            t.seats[seat].token_hash = st.token_hashes.get(seat)
+        t.match.names = [s.name for s in t.seats]
+        for d in range(st.deals):
+            g = t.match.new_deal()
+            for text in st.moves.get(d, []):
+                g.push(g.parse_move(text))
+            t.games.append(g)
+            if g.is_over():
+                t.match.add_result(g.result)
+        return t
+
+    @property
+    def game(self) -> Game | None:
+        return self.games[-1] if self.games else None
+
+    def _bot(self, seat: int) -> Any:
+        if seat not in self.bots:
+            level = self.seats[seat].bot or "random"
+            self.bots[seat] = botlib.make_bot(level, int(self.config["seed"]) * 31 + seat)
+        return self.bots[seat]
+
+    @property
+    def has_friends(self) -> bool:
+        return any(s.kind == "friend" for s in self.seats)
+
+    # -- seats ------------------------------------------------------------------------------
+    def check_token(self, seat: Any, token: Any) -> int:
+        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < self.n:
+            raise ActionError("bad-seat", f"no seat {seat!r} at this table")
+        stored = self.seats[seat].token_hash
+        if (not isinstance(token, str) or stored is None or len(token) > 200
+                or not hmac.compare_digest(hash_token(token), stored)):
+            raise ActionError("bad-token", "that seat token is not valid for this seat")
+        return seat
+
+    async def claim(self, seat: int, name: str) -> str:
+        if not 0 <= seat < self.n:
+            raise ActionError("bad-seat", f"no seat {seat} at this table")
+        if self.seats[seat].kind != "friend":
+            raise ActionError("bot-seat", "a bot plays that seat")
+        name = " ".join(str(name).split())[:MAX_NAME] or self.seats[seat].name
+        token = secrets.token_urlsafe(24)
+        async with self.lock:
+            if self.seats[seat].token_hash is not None:
+                raise ActionError("seat-taken", "somebody already sits there")
+            h = hash_token(token)
+            if not await self.store.claim_seat(self.id, seat, name, h):
+                raise ActionError("seat-taken", "somebody already sits there")
+            self.seats[seat].token_hash = h
+            self.seats[seat].name = name
+            self.match.names[seat] = name
+            for g in self.games:
+                g.names[seat] = name
+            self._log.clear()
+            self._broadcast()
+        return token
+
+    # -- messages out -----------------------------------------------------------------------
+    def public_info(self) -> dict[str, Any]:
+        online = {c.seat for c in self.conns if c.seat is not None}
+        return {
+            "id": self.id,
+            "preset": self.config.get("preset"),
+            "rules": self.rules.to_dict(),
+            "seats": [
+                {"seat": i, "name": s.name, "kind": s.kind, "bot": s.bot,
+                 "taken": s.kind == "bot" or s.token_hash is not None, "online": i in online}
+                for i, s in enumerate(self.seats)
+            ],
+            "deals_finished": len(self.match.results),
+            "match_over": self.match.is_over(),
+        }
+
+    def view_for(self, seat: int | None) -> dict[str, Any] | None:
+        g = self.game
+        if g is None:
+            return None
+        if seat is not None:
+            return dict(g.view(seat).to_dict())
+        # A spectator: the public part of any seat's view, without hand, moves or private cards.
+        d = dict(g.view(0).to_dict())
+        d["seat"] = None
+        d["hand"] = []
+        d["legal_moves"] = []
+        mark = g.rules.distinct_decks
+        d["history"] = [public_event(e.to_dict(mark), None) for e in g.events]
+        return d
+
+    def sheet(self) -> dict[str, Any]:
+        return {
+            "rows": [{"deal": r.deal, "dealer": r.dealer, "card_points": list(r.card_points),
+                      "token_points": list(r.token_points), "points": list(r.points),
+                      "winner": r.winner} for r in self.match.sheet],
+            "totals": self.match.totals,
+            "over": self.match.is_over(),
+            "winners": self.match.winners,
+        }
+
+    def state_for(self, conn: Conn, info: dict[str, Any], sheet: dict[str, Any]) -> dict[str, Any]:
+        return {"type": "state", "you": conn.seat, "table": info, "sheet": sheet,
+                "deal": len(self.games), "view": self.view_for(conn.seat)}
+
+    def _broadcast(self) -> None:
+        info = self.public_info()
+        sheet = self.sheet()
+        cache: dict[int | None, dict[str, Any] | None] = {}
+        for c in list(self.conns):
+            if c.seat not in cache:
+                cache[c.seat] = self.view_for(c.seat)
+            c.send({"type": "state", "you": c.seat, "table": info, "sheet": sheet,
+                    "deal": len(self.games), "view": cache[c.seat]})
+
+    def described(self, seat: int | None, lang: str, history: list[dict[str, Any]],
+                  names: list[str]) -> list[str]:
+        """The deal's history as sentences for ``seat`` in ``lang`` (cached, grows by event)."""
+        key = (len(self.games), seat, lang)
+        cached = self._log.get(key)
+        if cached is None or len(cached) > len(history):
+            cached = self._log[key] = []
+        for ev in history[len(cached):]:
+            cached.append(i18n.describe_event(ev, names, lang))
+        return list(cached)
+
+    # -- connections ------------------------------------------------------------------------
+    async def attach(self, conn: Conn) -> None:
+        async with self.lock:
+            self.conns.add(conn)
+            self._broadcast()
+        self.kick()
+
+    async def detach(self, conn: Conn) -> None:
+        async with self.lock:
+            self.conns.discard(conn)
+            self._broadcast()
+
+    async def join(self, conn: Conn, seat: Any, token: Any) -> None:
+        async with self.lock:
+            conn.seat = self.check_token(seat, token)
+            self._broadcast()
+
+    # -- playing ----------------------------------------------------------------------------
+    async def start_first_deal(self) -> None:
+        async with self.lock:
+            if not self.games:
+                await self.store.start_deal(self.id, 0)
+                self.games.append(self.match.new_deal())
+
+    async def _apply(self, seat: int, move: Move) -> None:
+        """Push, store, then tell everyone. The caller holds the lock."""
+        g = self.game
+        assert g is not None
+        g.push(move)
+        try:
+            await self.store.add_move(self.id, len(self.games) - 1, len(g.moves) - 1, seat,
+                                      str(move))
+        except Exception as e:
+            g.pop()
+            raise ActionError("store", f"the move could not be saved: {type(e).__name__}") from e
+        if g.is_over():
+            self.match.add_result(g.result)
+            if self.match.is_over():
+                with contextlib.suppress(Exception):
+                    await self.store.set_finished(self.id)
+        self._broadcast()
+
+    async def play(self, seat: int | None, text: Any) -> str:
+        if seat is None:
+            raise ActionError("not-seated", "spectators cannot play; take a seat first")
+        if not isinstance(text, str) or not 0 < len(text) <= 32:
+            raise ActionError("bad-move", "a move is a short text such as 'H6' or 'stop'")
+        async with self.lock:
+            g = self.game
+            if g is None or g.is_over():
+                raise ActionError("no-deal", "no deal is being played now")
+            if g.to_move != seat:
+                raise ActionError("not-your-turn", f"it is seat {g.to_move}'s move, not yours")
+            try:
+                move = g.parse_move(text)
+            except (MoveError, ValueError) as e:
+                raise ActionError("bad-move", str(e)) from e
+            try:
+                await self._apply(seat, move)
+            except IllegalMoveError as e:
+                raise ActionError("illegal", str(e)) from e
+        self.kick()
+        return str(move)
+
+    async def next_deal(self, seat: int | None) -> None:
+        if seat is None:
+            raise ActionError("not-seated", "only a player at the table can deal")
+        async with self.lock:
+            await self._next_deal_locked()
+        self.kick()
+
+    async def _next_deal_locked(self) -> None:
+        g = self.game
+        if g is not None and not g.is_over():
+            raise ActionError("deal-running", "the deal is still being played")
+        if self.match.is_over():
+            raise ActionError("match-over", "the match is over")
+        await self.store.start_deal(self.id, len(self.games))
+        self.games.append(self.match.new_deal())
+        self._broadcast()
+
+    def hint(self, seat: int | None, lang: str) -> dict[str, Any]:
+        g = self.game
+        if seat is None or g is None or g.is_over() or g.to_move != seat:
+            raise ActionError("no-hint", "a hint is given on your own move")
+        move, reason = botlib.hint(g.view(seat), lang)
+        return {"type": "hint", "move": str(move), "reason": reason}
+
+    # -- bots -------------------------------------------------------------------------------
+    def kick(self) -> None:
+        """Make sure the bot driver runs if a bot (or a bot-only table's next deal) is due."""
+        if self.closed:
+            return
+        if self._bot_task is None or self._bot_task.done():
+            self._bot_task = asyncio.get_running_loop().create_task(self._drive())
+
+    def _due(self) -> str | None:
+        g = self.game
+        if g is None:
+            return None
+        if g.is_over():
+            if not self.has_friends and not self.match.is_over():
+                return "deal"
+            return None
+        return "bot" if self.seats[g.to_move].kind == "bot" else None
+
+    async def _drive(self) -> None:
+        while not self.closed and self._due():
+            await asyncio.sleep(self.bot_delay)
+            async with self.lock:
+                due = self._due()
+                g = self.game
+                if due == "deal":
+                    await self._next_deal_locked()
+                elif due == "bot" and g is not None:
+                    seat = g.to_move
+                    move = self._bot(seat).choose(g.view(seat))
+                    try:
+                        await self._apply(seat, move)
+                    except (IllegalMoveError, ActionError):
+                        # a faulty bot must not stall the table: fall back to a legal move
+                        await self._apply(seat, g.legal_moves()[0])
+
+    async def close(self) -> None:
+        self.closed = True
+        if self._bot_task is not None:
+            self._bot_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._bot_task
+
+
+class Tables:
+    """All live tables, loaded from the store on first use."""
+
+    def __init__(self, store: Store, bot_delay: float) -> None:
+        self.store = store
+        self.bot_delay = bot_delay
+        self.live: dict[str, LiveTable] = {}
+        self._loading = asyncio.Lock()
+
+    async def get(self, table_id: str) -> LiveTable:
+        t = self.live.get(table_id)
+        if t is not None:
+            return t
+        if not isinstance(table_id, str) or not 8 <= len(table_id) <= 64:
+            raise ActionError("no-table", "no such table")
+        async with self._loading:
+            t = self.live.get(table_id)
+            if t is None:
+                st = await self.store.load(table_id)
+                if st is None:
+                    raise ActionError("no-table", "no such table")
+                t = LiveTable.from_stored(st, self.store, self.bot_delay)
+                self.live[table_id] = t
+        return t
+
+    async def create(self, config: dict[str, Any]) -> LiveTable:
+        table_id = secrets.token_urlsafe(16)
+        await self.store.create_table(table_id, config, [s["name"] for s in config["seats"]])
+        t = LiveTable(table_id, config, self.store, self.bot_delay)
+        self.live[table_id] = t
+        await t.start_first_deal()
+        t.kick()
+        return t
+
+    async def resume_all(self) -> None:
+        """After a restart: load unfinished tables so bot-only tables play on by themselves."""
+        for tid in await self.store.unfinished_ids():
+            with contextlib.suppress(Exception):
+                t = await self.get(tid)
+                t.kick()
+
+    async def close(self) -> None:
+        for t in self.live.values():
+            await t.close()
+
+
+def random_seed() -> int:
+    return random.SystemRandom().getrandbits(62)
+
+
+Chooser = Callable[[Any], Move]
