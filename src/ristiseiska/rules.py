@@ -259,7 +259,9 @@ def _validate(r: Rules) -> None:
         if r.stock:
             raise RulesError("layout='upward' and stock=true conflict: the stock game starts from the seven of clubs")
     if r.ace == "first-decides" and r.center in (2, 12):
-        raise RulesError("ace='first-decides' needs a centre with at least two cards on each side")
+        raise RulesError(
+            f"ace='first-decides' and center={r.center} conflict: the centre needs at least two cards on each side"
+        )
     if r.hoarding != "none" and r.failure != "token":
         raise RulesError(
             f"hoarding={r.hoarding!r} needs failure='token' (hoarding means taking the token instead of playing)"
@@ -279,7 +281,9 @@ def _validate(r: Rules) -> None:
         if r.min_players != 2 or r.max_players != 2:
             raise RulesError("stock=true is the two-player game: set min_players=2 and max_players=2")
         if r.decks != 1 or r.jokers:
-            raise RulesError("stock=true is played with one deck and no jokers")
+            raise RulesError(
+                f"stock=true and decks={r.decks}, jokers={r.jokers} conflict: the stock game is played with one deck and no jokers"
+            )
         if r.opening != "C7" or r.center != 7:
             raise RulesError("stock=true lays the seven of clubs out first: it needs opening='C7' and center=7")
     if (r.ante or r.short_hand_chip or r.pay_per_card) and r.failure != "chip":
