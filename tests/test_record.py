@@ -393,8 +393,8 @@ def test_verify_seed() -> None:
     problem = check_record(rec, verify_seed=True)
     assert problem is not None and problem.startswith("hands[0] is not what seed 12 deals")
     rec = record_of(seed=12)
-    rec["seed"] = None
-    assert "no seed" in (check_record(rec, verify_seed=True) or "")
+    rec["seed"] = None  # a deal set up by hand: nothing to verify against
+    assert check_record(rec, verify_seed=True) is None
     rec = record_of(seed=12)
     rec["seed"] = "12"
     assert "seed must be" in (check_record(rec) or "")
@@ -461,6 +461,20 @@ def test_cli_check_good(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     p = _write(tmp_path, "ok.jsonl", [record_of(seed=s) for s in range(3)])
     assert main(["replay", "--check", str(p), "--verify-seed"]) == 0
     assert capsys.readouterr().out == "3 records checked, 0 bad\n"
+
+
+def test_cli_verify_seed_counts_records_without_seed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    unseeded = record_of(seed=1)
+    unseeded["seed"] = None
+    swapped = record_of(seed=2)
+    h = swapped["hands"]
+    h[0][0], h[1][0] = h[1][0], h[0][0]
+    p = _write(tmp_path, "r.jsonl", [unseeded, record_of(seed=3)])
+    assert main(["replay", "--check", "--verify-seed", str(p)]) == 0
+    assert capsys.readouterr().out == "2 records checked, 0 bad (1 without a seed to verify)\n"
+    q = _write(tmp_path, "s.jsonl", [swapped])
+    assert main(["replay", "--check", "--verify-seed", str(q)]) == 1
+    assert f"{q}:1: hands[0] is not what seed 2 deals" in capsys.readouterr().out
 
 
 def test_cli_check_bad(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

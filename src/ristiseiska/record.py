@@ -202,7 +202,8 @@ def rules_of_record(rec: Mapping[str, Any]) -> Rules:
 
 def setup_game(rec: Mapping[str, Any], verify_seed: bool = False) -> Game:
     """The game of a record before its first event (rules, seats, dealt hands checked).
-    With ``verify_seed`` the hands must also be what the engine deals from ``seed``.
+    With ``verify_seed`` the hands must also be what the engine deals from ``seed`` (when
+    the record has a seed).
     Raises :class:`RecordError` with the first problem."""
     if not isinstance(rec, Mapping):
         raise RecordError(f"a record must be a JSON object, not {_json_type(rec)}")
@@ -266,9 +267,7 @@ def setup_game(rec: Mapping[str, Any], verify_seed: bool = False) -> Game:
             )
     if len(stock) != len(want_stock):
         raise RecordError(f"stock has {len(stock)} cards but the deal leaves {len(want_stock)}")
-    if verify_seed:
-        if seed is None:
-            raise RecordError("the record has no seed to verify the hands against")
+    if verify_seed and seed is not None:  # hands set up by hand (or by the kernel) have none
         seed_hands, seed_stock, _ = seed_deal(rules, n, seed, dealer)
         for seat in range(n):
             if sorted(map(int, game.initial_hands[seat])) != sorted(map(int, seed_hands[seat])):

@@ -51,12 +51,14 @@ def run(args: argparse.Namespace) -> int:
 def _check(files: list[str], verify_seed: bool) -> int:
     from ristiseiska.record import check_record
 
-    checked = bad = 0
+    checked = bad = unseeded = 0
     unreadable = False
     for path in files:
         try:
             for line_no, rec in _lines(path):
                 checked += 1
+                if verify_seed and isinstance(rec, dict) and rec.get("seed") is None:
+                    unseeded += 1
                 problem = rec if isinstance(rec, str) else check_record(rec, verify_seed)
                 if problem is not None:
                     bad += 1
@@ -64,7 +66,8 @@ def _check(files: list[str], verify_seed: bool) -> int:
         except OSError as e:
             unreadable = True
             print(f"ristiseiska: cannot read {path}: {e.strerror or e}", file=sys.stderr)
-    print(f"{checked} record{'s' if checked != 1 else ''} checked, {bad} bad")
+    note = f" ({unseeded} without a seed to verify)" if unseeded else ""
+    print(f"{checked} record{'s' if checked != 1 else ''} checked, {bad} bad{note}")
     return 2 if unreadable else (1 if bad else 0)
 
 
