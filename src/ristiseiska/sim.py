@@ -122,6 +122,7 @@ class SimSummary:
             "seconds": round(self.seconds, 3),
             "deals_per_second": round(self.deals_per_second, 1),
             "mean_points": [round(x, 4) for x in self.mean_points()],
+            "wins": list(self.wins),
             "win_rate": [round(x, 4) for x in self.win_rates()],
         }
         if self.rules.uses_token:

@@ -1,0 +1,231 @@
+"""The compiled kernel: legal play (checked by replaying its deals as records through the
+engine), termination, conservation of cards, determinism, rollouts, agreement with the
+engine's statistics. No timing assertions."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ristiseiska.game import Game
+from ristiseiska.record import check_record, dumps_record
+from ristiseiska.rules import Rules, preset
+from ristiseiska.sim import derive_seed as py_derive_seed
+from ristiseiska.sim import play_random_deal
+
+kernel = pytest.importorskip("ristiseiska.kernel")
+
+FULL = (1 << 52) - 1
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _compiled() -> None:
+    """Compile (or load from the disk cache) once for the whole module."""
+    kernel.warm_up()
+
+
+RULE_SETS = [
+    (preset("ristiseiska"), 4),
+    (preset("ristiseiska-pantti25"), 3),
+    (preset("sjuan"), 5),
+    (Rules(order="high-first", card_values="ace1", token_value=50), 2),
+    (Rules(order="both", extra_move=False, card_values="one"), 8),
+    (Rules(failure="pass", opening="S7"), 6),
+    (Rules(), 7),
+]
+
+
+@pytest.mark.parametrize(("rules", "n"), RULE_SETS)
+def test_kernel_deals_replay_as_legal_records(rules: Rules, n: int) -> None:
+    run = kernel.play_deals(rules, n, seed=2024, count=120, record=True)
+    for d, rec in enumerate(run.records()):
+        problem = check_record(json.loads(dumps_record(rec)))
+        assert problem is None, f"deal {d}: {problem}"
+
+
+def test_kernel_records_pass_replay_check_cli(tmp_path, capsys) -> None:
+    from ristiseiska.cli import main
+
+    run = kernel.play_deals(Rules(), 4, seed=5, count=60, record=True)
+    path = tmp_path / "k.jsonl"
+    path.write_text("".join(dumps_record(r) + "\n" for r in run.records()), encoding="utf-8")
+    assert main(["replay", "--check", str(path)]) == 0
+    # and a tampered kernel record is caught
+    recs = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    ev = next(e for e in recs[0]["events"] if e["type"] == "play" and e["card"] != "C7")
+    ev["card"] = "C7"
+    path.write_text("".join(json.dumps(r) + "\n" for r in recs), encoding="utf-8")
+    assert main(["replay", "--check", str(path)]) == 1
+    capsys.readouterr()
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    order=st.sampled_from(["low-first", "high-first", "both"]),
+    extra=st.booleans(),
+    failure=st.sampled_from(["token", "pass"]),
+    values=st.sampled_from(["ace14", "ace1", "one"]),
+    token_value=st.integers(0, 60),
+    opening=st.sampled_from(["C7", "D7", "H7", "S7"]),
+    n=st.integers(2, 8),
+    seed=st.integers(-(2**63), 2**64 - 1),
+)
+def test_any_supported_rules_give_legal_records(order, extra, failure, values, token_value,
+                                                opening, n, seed) -> None:
+    rules = Rules(order=order, extra_move=extra, failure=failure, card_values=values,
+                  token_value=token_value, opening=opening)
+    assert kernel.unsupported(rules, n) is None
+    run = kernel.play_deals(rules, n, seed=seed, count=4, record=True, first_dealer=n - 1)
+    for rec in run.records():
+        assert check_record(rec) is None
+
+
+@pytest.mark.parametrize("n", range(2, 9))
+def test_termination_and_conservation(n: int) -> None:
+    run = kernel.play_deals(Rules(), n, seed=77, count=300, record=True)
+    values = kernel.rule_arrays(Rules())[1]
+    for d in range(run.count):
+        hands = [int(h) for h in run.dealt[d]]
+        union = 0
+        for h in hands:
+            assert union & h == 0  # no card in two hands
+            union |= h
+        assert union == FULL  # every card dealt
+        dealer = run.dealer(d)
+        for s in range(n):  # one card at a time from the dealer's left
+            extra = 1 if (s - dealer - 1) % n < 52 % n else 0
+            assert bin(hands[s]).count("1") == 52 // n + extra
+        winner = int(run.winners[d])
+        assert 0 <= winner < n
+        assert run.card_points[d, winner] == 0
+        # the cards played and the cards left add up to the deal
+        codes = run.moves[d, : run.nmoves[d]].tolist()
+        played = [c % 64 for c in codes if c % 64 < 52]
+        assert len(played) == len(set(played))
+        left = [sum(int(values[c]) for c in range(52) if hands[s] >> c & 1
+                    and c not in played) for s in range(n)]
+        assert left == run.card_points[d].tolist()
+        for code in codes:  # every move was made by a seat that held the card
+            seat, c = divmod(code, 64)
+            if c < 52:
+                assert hands[seat] >> c & 1
+
+
+def test_determinism_and_independent_deals() -> None:
+    a = kernel.play_deals(Rules(), 4, seed=9, count=50, record=True)
+    b = kernel.play_deals(Rules(), 4, seed=9, count=50, record=True)
+    assert (a.dealt == b.dealt).all() and (a.moves == b.moves).all()
+    assert (a.card_points == b.card_points).all()
+    c = kernel.play_deals(Rules(), 4, seed=10, count=50, record=True)
+    assert not (a.dealt == c.dealt).all()
+    # deal i depends only on (seed, i): a slice of the run plays the same deals
+    part = kernel.play_deals(Rules(), 4, seed=9, count=7, start=20, record=True)
+    assert (part.dealt == a.dealt[20:27]).all()
+    assert (part.moves == a.moves[20:27]).all()
+    assert [part.record(k) == a.record(20 + k) for k in range(7)] == [True] * 7
+    # recording the moves does not change the play
+    quiet = kernel.play_deals(Rules(), 4, seed=9, count=50)
+    assert (quiet.card_points == a.card_points).all() and (quiet.winners == a.winners).all()
+
+
+@settings(max_examples=50, deadline=None)
+@given(seed=st.integers(-(2**70), 2**70), i=st.integers(0, 2**40))
+def test_python_and_kernel_seed_derivation_agree(seed: int, i: int) -> None:
+    assert kernel.derive_seed(seed, i) == py_derive_seed(seed, i)
+    assert 0 <= py_derive_seed(seed, i) < 2**63
+
+
+def test_unsupported_rules_are_named() -> None:
+    for name in ("ristiseiska", "ristiseiska-pantti25", "sjuan"):
+        assert kernel.unsupported(preset(name), 4) is None
+    for name in ("ristiseiska-pyynto", "fan-tan", "free-fan-tan", "ristikasi", "kaksi-pakkaa",
+                 "kahdestaan-pakka"):
+        why = kernel.unsupported(preset(name), 4 if name != "kahdestaan-pakka" else 2)
+        assert why and why.startswith("the kernel does not play")
+    assert kernel.unsupported(Rules(stall_turns=3), 4) is not None
+    with pytest.raises(ValueError, match="ask"):
+        kernel.play_deals(preset("ristiseiska-pyynto"), 4, 1, 10)
+
+
+def _mean_se(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    return x.mean(axis=0), x.std(axis=0, ddof=1) / np.sqrt(len(x))
+
+
+@pytest.mark.parametrize(("rules", "n"), [(preset("ristiseiska"), 4), (preset("sjuan"), 5)])
+def test_statistics_agree_with_the_engine(rules: Rules, n: int) -> None:
+    """Fixed seeds, so deterministic; the bound is five standard errors of the difference."""
+    games = 1500
+    py = []
+    for i in range(games):
+        g = play_random_deal(rules, n, py_derive_seed(31, i), i % n)
+        assert g.result is not None
+        py.append(g.result.points)
+    pm, pse = _mean_se(np.array(py, dtype=float))
+    run = kernel.play_deals(rules, n, seed=32, count=60_000)
+    km, kse = _mean_se(run.points().astype(float))
+    assert (np.abs(pm - km) < 5 * np.sqrt(pse**2 + kse**2)).all(), (pm, km)
+    # total points per deal (all seats together) is a sharper check
+    pt = np.array(py, dtype=float).sum(axis=1)
+    kt = run.points().sum(axis=1).astype(float)
+    se = np.sqrt(pt.var(ddof=1) / len(pt) + kt.var(ddof=1) / len(kt))
+    assert abs(pt.mean() - kt.mean()) < 5 * se
+
+
+def test_rollouts_from_a_position_agree_with_engine_playouts() -> None:
+    rules = Rules()
+    g = Game(rules, 4, seed=12, dealer=1)
+    rng = random.Random(3)
+    for _ in range(25):  # into the middle of a deal
+        lm = g.legal_moves()
+        g.push(rng.choice(lm))
+    assert not g.is_over()
+    pos = kernel.position_from_game(g)
+    kv = kernel.rollout_values(**pos, n_rollouts=40_000, seed=5)
+    assert (kernel.rollout_values(**pos, n_rollouts=40_000, seed=5) == kv).all()
+    # the same position played out by the engine with random moves
+    pts = []
+    for k in range(1500):
+        h = g.copy()
+        r = random.Random(k)
+        while not h.is_over():
+            lm = h.legal_moves()
+            h.push(lm[r.randrange(len(lm))])
+        assert h.result is not None
+        pts.append(h.result.points)
+    pm, pse = _mean_se(np.array(pts, dtype=float))
+    assert (np.abs(pm - kv) < 5 * pse + 0.5).all(), (pm, kv)
+    # the input arrays are not changed
+    assert pos["hands"].tolist() == [int(x) for x in kernel.position_from_game(g)["hands"]]
+
+
+def test_rollout_where_the_player_to_move_goes_out() -> None:
+    """A seat holding one playable card always goes out: it scores 0 in every rollout."""
+    for seed in range(200):
+        g = Game(Rules(), 3, seed=seed)
+        rng = random.Random(seed)
+        while not g.is_over():
+            seat = g.to_move
+            lm = g.legal_moves()
+            if g.hand_size(seat) == 1 and g.phase == "turn" and lm[0].kind == "play":
+                pos = kernel.position_from_game(g)
+                v = kernel.rollout_values(**pos, n_rollouts=300, seed=seed)
+                assert v[seat] == 0
+                others = [s for s in range(3) if s != seat]
+                assert all(v[s] > 0 for s in others)
+                return
+            g.push(rng.choice(lm))
+    pytest.fail("no position found")  # pragma: no cover
+
+
+def test_rollout_arguments_are_checked() -> None:
+    pos = kernel.position_from_game(Game(Rules(), 4, seed=1))
+    with pytest.raises(ValueError):
+        kernel.rollout_values(**pos, n_rollouts=0, seed=1)
+    pos["rules"] = preset("fan-tan")
+    with pytest.raises(ValueError):
+        kernel.rollout_values(**pos, n_rollouts=10, seed=1)
