@@ -1,0 +1,353 @@
+"""Bot tournaments: many deals, seats rotating, optionally duplicate; statistics per bot.
+
+    >>> from ristiseiska.rules import Rules
+    >>> t = run_tournament(Rules(), ["expert", "random", "random", "random"], games=4, seed=1,
+    ...                    workers=1)
+    >>> t.stats()["expert"]["deals"], t.stats()["random"]["deals"]
+    (4, 12)
+
+Deal ``i`` of a tournament seeded with ``S`` is dealt from :func:`derive_seed` ``(S, i)`` with
+dealer ``i mod n``. Without ``duplicate`` deal ``i`` is played once, the bot list rotated by
+``i mod n`` seats; with ``duplicate`` it is played once for every rotation, so every bot meets
+the same cards from every seat and the luck of the deal cancels. Every bot of every play is
+seeded from the same numbers, so the same arguments always give the same figures, whether run
+in one process, in a pool or on Ray.
+
+A bot is named by its level, optionally with options: ``master:iterations=50:time_limit=1``.
+Bots with the same spec are counted together ("random" ×3 is one line).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from typing import Any
+
+from .bots import BOT_NAMES, get_bot
+from .game import Game
+from .rules import Rules
+from .sim import derive_seed
+
+Z95 = 1.959963984540054
+
+
+class TournamentError(ValueError):
+    """Arguments that do not make a tournament."""
+
+
+def parse_bot_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """``'master:iterations=50:time_limit=1'`` -> ``('master', {'iterations': 50, ...})``."""
+    parts = [p.strip() for p in spec.strip().split(":")]
+    name = parts[0].lower()
+    if name not in BOT_NAMES:
+        raise TournamentError(f"unknown bot {parts[0]!r}; known bots: {', '.join(BOT_NAMES)}")
+    opts: dict[str, Any] = {}
+    for p in parts[1:]:
+        if "=" not in p:
+            raise TournamentError(f"bot option {p!r} in {spec!r} must look like name=value")
+        k, v = (x.strip() for x in p.split("=", 1))
+        value: Any = v
+        for conv in (int, float):
+            try:
+                value = conv(v)
+                break
+            except ValueError:
+                continue
+        opts[k] = value
+    try:
+        get_bot(name, seed=0, **opts)
+    except (ValueError, TypeError) as e:
+        raise TournamentError(f"bot {spec!r}: {e}") from None
+    return name, opts
+
+
+@dataclass
+class Play:
+    """One deal played by one seating: per seat the bot label, points, win credit, rank."""
+
+    deal: int
+    rotation: int
+    labels: tuple[str, ...]
+    points: tuple[float, ...]
+    win: tuple[float, ...]
+    rank: tuple[float, ...]
+    winner: int | None
+    move_times: dict[str, list[float]] = field(default_factory=dict)
+
+
+def _ranks(points: Sequence[float], winner: int | None) -> tuple[float, ...]:
+    """1 = best; the deal winner first, then by points; ties share the mean rank."""
+    keys = [(0 if s == winner else 1, p) for s, p in enumerate(points)]
+    out = []
+    for k in keys:
+        better = sum(1 for o in keys if o < k)
+        same = sum(1 for o in keys if o == k)
+        out.append(better + (same + 1) / 2)
+    return tuple(out)
+
+
+def play_one(rules: Rules, specs: Sequence[str], seed: int, deal: int, rotation: int) -> Play:
+    """Play deal ``deal`` with the bot list rotated by ``rotation`` seats."""
+    n = len(specs)
+    parsed = [parse_bot_spec(s) for s in specs]
+    labels = tuple(specs[(s - rotation) % n] for s in range(n))
+    deal_seed = derive_seed(seed, deal)
+    bots = []
+    for s in range(n):
+        name, opts = parsed[(s - rotation) % n]
+        bots.append(get_bot(name, seed=derive_seed(deal_seed, 1 + rotation * n + s), **opts))
+    g = Game(rules, n, seed=deal_seed, dealer=deal % n)
+    times: dict[str, list[float]] = {}
+    while not g.is_over():
+        s = g.to_move
+        legal = g.legal_moves()
+        if len(legal) == 1:
+            g.push(legal[0])
+            continue
+        v = g.view(s)
+        t0 = time.perf_counter()
+        m = bots[s].choose(v)
+        times.setdefault(labels[s], []).append(time.perf_counter() - t0)
+        g.push(m)
+    res = g.result
+    assert res is not None
+    pts = tuple(float(p) for p in res.points)
+    if res.winner is not None:
+        win = tuple(1.0 if s == res.winner else 0.0 for s in range(n))
+    else:  # no one went out: the lowest points win, shared
+        low = min(pts)
+        k = sum(1 for p in pts if p == low)
+        win = tuple(1.0 / k if p == low else 0.0 for p in pts)
+    return Play(deal, rotation, labels, pts, win, _ranks(pts, res.winner), res.winner, times)
+
+
+def jobs(games: int, players: int, duplicate: bool) -> list[tuple[int, int]]:
+    if duplicate:
+        return [(i, r) for i in range(games) for r in range(players)]
+    return [(i, i % players) for i in range(games)]
+
+
+def play_chunk(rules: Rules, specs: Sequence[str], seed: int,
+               chunk: Sequence[tuple[int, int]]) -> list[Play]:
+    return [play_one(rules, specs, seed, d, r) for d, r in chunk]
+
+
+def wilson(successes: float, n: int, z: float = Z95) -> tuple[float, float]:
+    """Wilson score interval for a proportion."""
+    if n == 0:
+        return (0.0, 1.0)
+    p = successes / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def mean_ci(xs: Sequence[float], z: float = Z95) -> tuple[float, float, float]:
+    n = len(xs)
+    if n == 0:
+        return (0.0, 0.0, 0.0)
+    m = sum(xs) / n
+    if n == 1:
+        return (m, m, m)
+    var = sum((x - m) ** 2 for x in xs) / (n - 1)
+    half = z * math.sqrt(var / n)
+    return (m, m - half, m + half)
+
+
+@dataclass
+class Tournament:
+    rules: Rules
+    specs: list[str]
+    games: int
+    seed: int
+    duplicate: bool
+    plays: list[Play] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def stats(self) -> dict[str, dict[str, Any]]:
+        """Per bot label: deals, wins, win rate with a 95% Wilson interval, mean points with a
+        95% interval, mean rank, and the bot's thinking time per decision."""
+        per: dict[str, dict[str, Any]] = {}
+        for label in dict.fromkeys(self.specs):
+            per[label] = {"points": [], "wins": 0.0, "ranks": [], "times": []}
+        for p in sorted(self.plays, key=lambda p: (p.deal, p.rotation)):
+            for s, label in enumerate(p.labels):
+                d = per[label]
+                d["points"].append(p.points[s])
+                d["wins"] += p.win[s]
+                d["ranks"].append(p.rank[s])
+            for label, ts in p.move_times.items():
+                per[label]["times"].extend(ts)
+        out: dict[str, dict[str, Any]] = {}
+        for label, d in per.items():
+            n = len(d["points"])
+            lo, hi = wilson(d["wins"], n)
+            m, mlo, mhi = mean_ci(d["points"])
+            times = sorted(d["times"])
+            out[label] = {
+                "deals": n,
+                "wins": round(d["wins"], 3),
+                "win_rate": d["wins"] / n if n else 0.0,
+                "win_rate_ci": [lo, hi],
+                "mean_points": m,
+                "mean_points_ci": [mlo, mhi],
+                "mean_rank": sum(d["ranks"]) / n if n else 0.0,
+                "decisions": len(times),
+                "move_seconds_median": times[len(times) // 2] if times else 0.0,
+                "move_seconds_max": times[-1] if times else 0.0,
+            }
+        return out
+
+    def points_by_bot(self) -> dict[str, list[float]]:
+        out: dict[str, list[float]] = {label: [] for label in dict.fromkeys(self.specs)}
+        for p in self.plays:
+            for s, label in enumerate(p.labels):
+                out[label].append(p.points[s])
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format": "ristiseiska-tournament",
+            "version": 1,
+            "preset": self.rules.name or None,
+            "rules": self.rules.to_dict(),
+            "players": len(self.specs),
+            "bots": list(self.specs),
+            "games": self.games,
+            "duplicate": self.duplicate,
+            "seed": self.seed,
+            "deals_played": len(self.plays),
+            "seconds": round(self.seconds, 3),
+            "results": self.stats(),
+        }
+
+
+def check_setup(rules: Rules, specs: Sequence[str], games: int) -> None:
+    if not specs:
+        raise TournamentError("name at least one bot")
+    try:
+        rules.check_players(len(specs))
+    except ValueError as e:
+        raise TournamentError(str(e)) from None
+    for s in specs:
+        parse_bot_spec(s)
+    if not isinstance(games, int) or games < 1:
+        raise TournamentError(f"games must be at least 1, not {games!r}")
+
+
+def _chunks(items: list[tuple[int, int]], size: int) -> Iterator[list[tuple[int, int]]]:
+    for i in range(0, len(items), size):
+        yield items[i: i + size]
+
+
+def run_tournament(rules: Rules, specs: Sequence[str], games: int, seed: int = 0,
+                   duplicate: bool = False, workers: int | None = None,
+                   progress: Callable[[int, int], None] | None = None,
+                   ray_address: str | None = None, chunk_size: int | None = None) -> Tournament:
+    """Play the tournament; ``progress(done, total)`` is called as plays finish.
+    ``workers``: processes (``None``: one per core; 1: in this process). ``ray_address``:
+    run on Ray (``'local'`` starts a local Ray)."""
+    specs = [s.strip() for s in specs]
+    check_setup(rules, specs, games)
+    todo = jobs(games, len(specs), duplicate)
+    total = len(todo)
+    t = Tournament(rules, list(specs), games, seed, duplicate)
+    start = time.perf_counter()
+    if workers is None:
+        workers = os.cpu_count() or 1
+    if workers < 1:
+        raise TournamentError(f"workers must be at least 1, not {workers}")
+    if chunk_size is None:
+        chunk_size = max(1, min(200, total // (max(workers, 1) * 8) or 1))
+    chunks = list(_chunks(todo, chunk_size))
+    done = 0
+    if ray_address is not None:
+        for plays in _run_ray(rules, specs, seed, chunks, ray_address):
+            t.plays.extend(plays)
+            done += len(plays)
+            if progress:
+                progress(done, total)
+    elif workers == 1 or len(chunks) == 1:
+        for ch in chunks:
+            plays = play_chunk(rules, specs, seed, ch)
+            t.plays.extend(plays)
+            done += len(plays)
+            if progress:
+                progress(done, total)
+    else:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            futs = [pool.submit(play_chunk, rules, specs, seed, ch) for ch in chunks]
+            for fut in as_completed(futs):
+                plays = fut.result()
+                t.plays.extend(plays)
+                done += len(plays)
+                if progress:
+                    progress(done, total)
+    t.plays.sort(key=lambda p: (p.deal, p.rotation))
+    t.seconds = time.perf_counter() - start
+    return t
+
+
+def _run_ray(rules: Rules, specs: Sequence[str], seed: int,
+             chunks: list[list[tuple[int, int]]], address: str) -> Iterator[list[Play]]:
+    try:
+        import ray
+    except ImportError:
+        raise TournamentError(
+            "Ray is not installed: install the extra with  pip install 'ristiseiska[ray]'"
+        ) from None
+    os.environ.setdefault("RAY_AUTH_MODE", "disabled")
+    started = False
+    if not ray.is_initialized():
+        if address == "local":
+            ray.init(include_dashboard=False, log_to_driver=False)
+        else:
+            ray.init(address=address, log_to_driver=False)
+        started = True
+    try:
+        remote = ray.remote(play_chunk)
+        pending = [remote.remote(rules, list(specs), seed, ch) for ch in chunks]
+        while pending:
+            ready, pending = ray.wait(pending, num_returns=1)
+            for ref in ready:
+                yield ray.get(ref)
+    finally:
+        if started:
+            ray.shutdown()
+
+
+def plot(t: Tournament, path: str) -> None:
+    """Win rates (with 95% intervals) and points distributions, as an image file."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    stats = t.stats()
+    labels = list(stats)
+    rates = [stats[k]["win_rate"] for k in labels]
+    err_lo = [stats[k]["win_rate"] - stats[k]["win_rate_ci"][0] for k in labels]
+    err_hi = [stats[k]["win_rate_ci"][1] - stats[k]["win_rate"] for k in labels]
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4.5))
+    a1.bar(labels, rates, yerr=[err_lo, err_hi], capsize=6, color="#3b6ea5")
+    a1.axhline(1 / len(t.specs), color="grey", linestyle="--", linewidth=1, label="even share")
+    a1.set_ylim(0, 1)
+    a1.set_ylabel("win rate (95% CI)")
+    a1.set_title("Deals won")
+    a1.legend()
+    pts = t.points_by_bot()
+    a2.boxplot([pts[k] for k in labels], showmeans=True)
+    a2.set_xticks(range(1, len(labels) + 1), labels)
+    a2.set_ylabel("points per deal (lower is better)")
+    a2.set_title("Points")
+    name = t.rules.name or "custom rules"
+    fig.suptitle(f"{name}, {len(t.specs)} players, {len(t.plays)} deals played"
+                 + (" (duplicate)" if t.duplicate else ""))
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
