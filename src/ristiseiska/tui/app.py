@@ -1,0 +1,743 @@
+"""The Textual app of ``ristiseiska play``: set-up, the game, rules, score sheet, pickers.
+
+Keys on the game screen: arrows move in the hand, Enter (or a click) plays the card, typing
+starts the input line (``h6``, ``herttakuutonen``, ``stop``…); F1 rules, F2 hint, F3 score
+sheet, Ctrl+Q quits (the match is saved after every move and continues with ``--resume``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from rich.text import Text
+from textual import on
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen, Screen
+from textual.widgets import (
+    Button,
+    Checkbox,
+    Footer,
+    Header,
+    Input,
+    Label,
+    Markdown,
+    OptionList,
+    RichLog,
+    Select,
+    Static,
+)
+from textual.widgets.option_list import Option
+
+from ..i18n import describe_move, t
+from ..moves import Move
+from ..rules import Rules, RulesError, preset, preset_description, preset_names
+from .session import HUMAN, LogLine, Session, Setup, bot_levels, data_dir
+from .widgets import (
+    HandView,
+    PlayersView,
+    TableView,
+    legal_card_ids,
+    moves_for_card,
+    render_sheet,
+)
+
+# Words typed on the input line that are commands, not moves (Finnish and English).
+COMMANDS = {
+    "vihje": "hint", "hint": "hint", "?": "hint",
+    "säännöt": "rules", "saannot": "rules", "rules": "rules",
+    "pisteet": "score", "score": "score", "scores": "score",
+    "lopeta peli": "quit", "quit": "quit", "exit": "quit",
+}
+
+
+def rules_markdown(rules: Rules, lang: str) -> str:
+    """The rules in force, in our own words (helper H's text when present)."""
+    try:
+        from ..explain import explain_rules
+    except ImportError:
+        explain_rules = None
+    if explain_rules is not None:
+        try:
+            return str(explain_rules(rules, lang))
+        except Exception as e:  # noqa: BLE001 - a rules text must never take the game down
+            return f"# {rules.name}\n\n{e}"
+    from ..rules import OPTION_HELP
+
+    lines = [f"# {rules.name or 'ristiseiska'}", ""]
+    for k, v in rules.to_dict().items():
+        lines.append(f"- **{k}** = `{v}` — {OPTION_HELP.get(k, '')}")
+    return "\n".join(lines)
+
+
+# --- small screens ----------------------------------------------------------------------------------
+
+class PickMove(ModalScreen[Move | None]):
+    """A card with several legal moves (a row, the ace's end, the joker's card): pick one."""
+
+    DEFAULT_CSS = """
+    PickMove { align: center middle; }
+    PickMove > Vertical { width: 60; height: auto; max-height: 80%; border: thick $accent;
+                          background: $surface; padding: 1 2; }
+    PickMove OptionList { height: auto; max-height: 20; }
+    """
+    BINDINGS = [Binding("escape", "cancel", show=False)]
+
+    def __init__(self, moves: list[Move], title: str, lang: str) -> None:
+        super().__init__()
+        self.moves = moves
+        self.title_text = title
+        self.lang = lang
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label(self.title_text)
+            yield OptionList(*[Option(describe_move(m, self.lang), id=f"m{i}")
+                               for i, m in enumerate(self.moves)])
+            yield Label(t("tui.pick.cancel", self.lang), classes="dim")
+
+    def on_mount(self) -> None:
+        self.query_one(OptionList).focus()
+
+    @on(OptionList.OptionSelected)
+    def _picked(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(self.moves[event.option_index])
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class TextScreen(ModalScreen[None]):
+    """A page of text (the rules) or a table (the score sheet); Escape closes it."""
+
+    DEFAULT_CSS = """
+    TextScreen { align: center middle; }
+    TextScreen > Vertical { width: 90%; height: 90%; border: thick $accent; background: $surface;
+                            padding: 0 1; }
+    TextScreen VerticalScroll { height: 1fr; }
+    TextScreen #close-hint { height: 1; color: $text-muted; }
+    """
+    BINDINGS = [Binding("escape", "close", show=False), Binding("q", "close", show=False),
+                Binding("f1", "close", show=False), Binding("f3", "close", show=False),
+                Binding("enter", "close", show=False)]
+
+    def __init__(self, body: Any, lang: str, markdown: bool = False) -> None:
+        super().__init__()
+        self.body = body
+        self.lang = lang
+        self.markdown = markdown
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            with VerticalScroll():
+                yield Markdown(self.body) if self.markdown else Static(self.body)
+            yield Static(t("tui.close_hint", self.lang), id="close-hint")
+
+    def on_mount(self) -> None:
+        self.query_one(VerticalScroll).focus()
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+class DealOver(ModalScreen[bool]):
+    """The end of a deal: the result, the score sheet, and Enter for the next deal (or, at
+    the end of the match, the winners and where the records were saved)."""
+
+    DEFAULT_CSS = """
+    DealOver { align: center middle; }
+    DealOver > Vertical { width: 96; height: auto; max-height: 95%; border: thick $success;
+                          background: $surface; padding: 1 2; }
+    DealOver Button { margin-top: 1; }
+    """
+
+    def __init__(self, session: Session) -> None:
+        super().__init__()
+        self.session = session
+
+    def compose(self) -> ComposeResult:
+        s = self.session
+        lang = s.lang
+        with Vertical():
+            head = t("tui.over.deal", lang, n=s.deal_index)
+            yield Label(Text(head, style="bold"))
+            yield Static("\n".join(_result_text(s)))
+            yield Static(render_sheet(s.names, s.results, lang, s.rules.uses_chips))
+            if s.match_over:
+                winners = ", ".join(s.names[i] for i in s.winners)
+                yield Label(Text(t("tui.over.match", lang, names=winners), style="bold green"))
+                if s.records_path:
+                    yield Static(t("tui.over.saved", lang, path=str(s.records_path)))
+                elif s.record_error:
+                    yield Static(t("tui.over.not_saved", lang, error=s.record_error))
+                yield Button(t("tui.over.quit", lang), id="quit", variant="primary")
+            else:
+                yield Button(t("tui.over.next", lang), id="next", variant="primary")
+
+    def on_mount(self) -> None:
+        self.query_one(Button).focus()
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "next")
+
+
+def _preset_title(name: str, lang: str) -> str:
+    title = t(f"core.preset_title.{name}", lang)
+    return name if title.startswith("core.") else f"{title} ({name})"
+
+
+def _result_text(s: Session) -> list[str]:
+    from ..i18n import result_lines
+
+    r = s.results[-1]
+    return result_lines(r, s.names, s.lang)
+
+
+# --- set-up -----------------------------------------------------------------------------------------
+
+class SetupScreen(Screen[None]):
+    """Choose the rules, the players, the bots and the match length; Enter starts."""
+
+    DEFAULT_CSS = """
+    SetupScreen { align: center middle; }
+    SetupScreen > VerticalScroll { width: 90; height: auto; max-height: 100%; border: thick $accent;
+                                   padding: 1 2; }
+    SetupScreen .row { height: 1; margin-top: 1; }
+    SetupScreen .row Label { width: 26; }
+    SetupScreen #preset-info, SetupScreen .note { color: $text-muted; padding-left: 26; }
+    SetupScreen Checkbox { margin-top: 1; }
+    SetupScreen .row Input, SetupScreen .row Select { width: 1fr; }
+    SetupScreen #setup-error { color: $error; height: auto; }
+    SetupScreen #start { margin-top: 1; width: 100%; }
+    """
+
+    def __init__(self, defaults: dict[str, Any]) -> None:
+        super().__init__()
+        self.defaults = defaults
+        self.lang = defaults["lang"]
+
+    def compose(self) -> ComposeResult:
+        d = self.defaults
+        lang = self.lang
+        yield Header()
+        with VerticalScroll():
+            yield Static(Text(t("tui.setup.welcome", lang), style="bold"))
+            yield Static(t("tui.setup.help", lang))
+            options = [(_preset_title(n, lang), n) for n in preset_names()]
+            if d.get("rules_file"):
+                options.insert(0, (t("tui.setup.rules_file", lang, file=d["rules_file"]), "@file"))
+            with Horizontal(classes="row"):
+                yield Label(t("tui.setup.name", lang))
+                yield Input(value=d.get("name", ""), placeholder=t("tui.you", lang), id="name",
+                            compact=True)
+            with Horizontal(classes="row"):
+                yield Label(t("tui.setup.rules", lang))
+                yield Select(options, value=d["preset_value"], allow_blank=False, id="preset",
+                             compact=True)
+            yield Static(self._describe(d["preset_value"]), id="preset-info")
+            with Horizontal(classes="row"):
+                yield Label(t("tui.setup.players", lang))
+                yield Input(value=str(d["players"]), id="players", type="integer", compact=True)
+            with Horizontal(classes="row"):
+                yield Label(t("tui.setup.bots", lang))
+                yield Input(value=",".join(d["bots"]), id="bots",
+                            placeholder=",".join(bot_levels()), compact=True)
+            yield Static(t("tui.setup.levels", lang, levels=", ".join(bot_levels())), classes="note")
+            with Horizontal(classes="row"):
+                yield Label(t("tui.setup.deals", lang))
+                yield Input(value=str(d.get("deals") or ""), id="deals", type="integer",
+                            placeholder=t("tui.setup.deals_default", lang), compact=True)
+            with Horizontal(classes="row"):
+                yield Label(t("tui.setup.lang", lang))
+                yield Select([("suomi", "fi"), ("English", "en")], value=lang,
+                             allow_blank=False, id="lang", compact=True)
+            yield Checkbox(t("tui.setup.open", lang), value=bool(d.get("open_cards")), id="open",
+                           compact=True)
+            yield Static("", id="setup-error")
+            yield Button(t("tui.setup.start", lang), id="start", variant="success")
+        yield Footer()
+
+    def _describe(self, choice: Any) -> str:
+        if choice == "@file":
+            return str(self.defaults.get("rules_file") or "")
+        text = t(f"core.preset.{choice}", self.lang)
+        return preset_description(str(choice)) if text.startswith("core.") else text
+
+    @on(Select.Changed, "#preset")
+    def _preset_changed(self, event: Select.Changed) -> None:
+        self.query_one("#preset-info", Static).update(self._describe(event.value))
+
+    def on_mount(self) -> None:
+        self.title = "Ristiseiska"
+        self.sub_title = t("tui.setup.title", self.lang)
+        self.query_one("#name", Input).focus()
+
+    @on(Input.Submitted)
+    @on(Button.Pressed, "#start")
+    def _start(self) -> None:
+        try:
+            setup = self.read()
+        except (ValueError, RulesError) as e:
+            self.query_one("#setup-error", Static).update(str(e))
+            return
+        app = self.app
+        assert isinstance(app, PlayApp)
+        app.start(setup)
+
+    def read(self) -> Setup:
+        d = self.defaults
+        lang = str(self.query_one("#lang", Select).value)
+        choice = self.query_one("#preset", Select).value
+        rules: Rules = d["rules"] if choice == "@file" else preset(str(choice))
+        players_text = self.query_one("#players", Input).value.strip()
+        try:
+            players = int(players_text)
+        except ValueError:
+            raise ValueError(t("tui.error.players", lang, text=players_text)) from None
+        if not 2 <= players <= 8:
+            raise ValueError(t("tui.error.players", lang, text=players_text))
+        deals_text = self.query_one("#deals", Input).value.strip()
+        if deals_text:
+            try:
+                deals = int(deals_text)
+            except ValueError:
+                raise ValueError(t("tui.error.deals", lang, text=deals_text)) from None
+            if deals < 1:
+                raise ValueError(t("tui.error.deals", lang, text=deals_text))
+            rules = rules.replace(match_deals=deals, match_target=0)
+        try:
+            rules.check_players(players)
+        except RulesError as e:
+            raise ValueError(t("tui.error.players_rules", lang, lo=rules.min_players,
+                               hi=rules.max_players, detail=str(e))) from None
+        bots = [b.strip().lower() for b in self.query_one("#bots", Input).value.split(",") if b.strip()]
+        return Setup(rules=rules, players=players, bots=bots,
+                     name=self.query_one("#name", Input).value.strip(), seed=d.get("seed"),
+                     lang=lang, open_cards=self.query_one("#open", Checkbox).value,
+                     pace=d.get("pace", 0.6))
+
+
+# --- the game ---------------------------------------------------------------------------------------
+
+class GameScreen(Screen[None]):
+    """The table, the players, the log, the hand, the choices and the input line."""
+
+    DEFAULT_CSS = """
+    GameScreen #top { height: auto; }
+    GameScreen #log { height: 1fr; min-height: 4; border: round $secondary; padding: 0 1; }
+    GameScreen #status { height: auto; min-height: 1; padding: 0 1; }
+    GameScreen #status.error { color: $error; text-style: bold; }
+    GameScreen #status.hint { color: $accent; }
+    GameScreen #actions { height: auto; padding: 0 1; }
+    GameScreen #actions Button { margin-right: 1; min-width: 16; }
+    GameScreen #command { margin: 0 1; }
+    """
+
+    def __init__(self, session: Session) -> None:
+        super().__init__()
+        self.session = session
+        self.lang = session.lang
+        self._bot_timer: Any = None
+        self._logged = 0
+        self._deal_shown = -1
+        self._status_kind = ""
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="top"):
+            yield TableView(id="table")
+            yield PlayersView(id="players")
+        yield RichLog(id="log", wrap=True, markup=False, auto_scroll=True)
+        yield Static("", id="status")
+        yield HandView(id="hand")
+        yield Horizontal(id="actions")
+        yield Input(placeholder=t("tui.input.placeholder", self.lang), id="command",
+                    select_on_focus=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.title = "Ristiseiska"
+        self.query_one("#log", RichLog).border_title = t("tui.log.title", self.lang)
+        self.refresh_all()
+        self.query_one(HandView).focus()
+        self.schedule_bots()
+
+    # -- drawing ------------------------------------------------------------------------------
+    def refresh_all(self) -> None:
+        s = self.session
+        lang = self.lang
+        view = s.view()
+        rules_name = s.rules.name or t("tui.custom_rules", lang)
+        self.sub_title = t("tui.subtitle", lang, n=s.deal_index + (0 if s.deal_over else 1),
+                           rules=rules_name, deals=_match_length(s.rules, lang))
+        self.query_one(TableView).show(view, lang)
+        hints: dict[int, str] = {}
+        if s.setup.open_cards and not s.deal_over:
+            move, reason = s.hint(s.game.to_move)
+            if move is not None:
+                hints[s.game.to_move] = t("tui.open.would_play", lang,
+                                          move=describe_move(move, lang), reason=reason)
+        self.query_one(PlayersView).show(view, lang, s.setup.bots, hints)
+        log = self.query_one("#log", RichLog)
+        for line in s.log[self._logged:]:
+            log.write(_log_text(line))
+        self._logged = len(s.log)
+        self._draw_hand(view)
+        self._draw_actions(view)
+        if self._status_kind != "error" and self._status_kind != "hint":
+            self.set_status(self._prompt(view), "")
+
+    def _draw_hand(self, view: Any) -> None:
+        s = self.session
+        identical = s.rules.decks == 2 and not s.rules.distinct_decks
+        legal = legal_card_ids(view.legal_moves, view.hand, identical) if s.human_to_move else set()
+        title = t("tui.hand.title", self.lang, n=len(view.hand))
+        self.query_one(HandView).set_hand(view.hand, legal, title)
+
+    def _draw_actions(self, view: Any) -> None:
+        bar = self.query_one("#actions", Horizontal)
+        bar.remove_children()
+        if not self.session.human_to_move:
+            return
+        buttons = []
+        for i, m in enumerate(view.legal_moves):
+            if m.kind in ("play", "give", "swap"):
+                continue
+            buttons.append(Button(describe_move(m, self.lang), id=f"act-{m.kind}-{i}",
+                                  variant="warning" if m.kind != "stop" else "primary"))
+        if buttons:
+            bar.mount_all(buttons)
+
+    def _prompt(self, view: Any) -> str:
+        s = self.session
+        lang = self.lang
+        if s.deal_over:
+            return t("tui.prompt.deal_over", lang)
+        if not s.human_to_move:
+            return t("tui.prompt.waiting", lang, name=s.names[s.game.to_move])
+        legal = view.legal_moves
+        cards = [m for m in legal if m.kind in ("play", "give", "swap")]
+        others = [m for m in legal if m not in cards]
+        if view.phase == "give":
+            return t("tui.prompt.give", lang, name=s.names[s.game.turn_seat])
+        if view.phase == "more":
+            return t("tui.prompt.more", lang)
+        if not cards and others:
+            return t("tui.prompt.forced", lang, move=describe_move(others[0], lang))
+        if others:
+            return t("tui.prompt.choice", lang, move=describe_move(others[0], lang))
+        return t("tui.prompt.play", lang)
+
+    def set_status(self, text: str, kind: str) -> None:
+        st = self.query_one("#status", Static)
+        st.update(text)
+        st.set_class(kind == "error", "error")
+        st.set_class(kind == "hint", "hint")
+        self._status_kind = kind
+
+    # -- the person's moves -----------------------------------------------------------------------
+    def play(self, move: Move) -> None:
+        try:
+            self.session.apply(move)
+        except ValueError as e:
+            self.set_status(str(e), "error")
+            return
+        self._status_kind = ""
+        self.after_move()
+
+    def after_move(self) -> None:
+        self.refresh_all()
+        if self.session.deal_over:
+            self.show_deal_over()
+        else:
+            self.schedule_bots()
+
+    @on(HandView.Activated)
+    def _card_activated(self, event: HandView.Activated) -> None:
+        s = self.session
+        if s.deal_over:
+            self.show_deal_over()
+            return
+        if not s.human_to_move:
+            self.set_status(t("tui.error.not_your_turn", self.lang,
+                              name=s.names[s.game.to_move]), "error")
+            return
+        legal = s.game.legal_moves()
+        non_card = [m for m in legal if m.kind not in ("play", "give", "swap")]
+        card = event.card
+        if card is None or not any(m.kind in ("play", "give", "swap") for m in legal):
+            if len(non_card) == 1 and not any(m.kind in ("play", "give", "swap") for m in legal):
+                self.play(non_card[0])  # the only thing to do (take the token, pass, …)
+            elif card is None:
+                self.set_status(t("tui.prompt.play", self.lang), "error")
+            else:
+                self.try_text(str(card))
+            return
+        identical = s.rules.decks == 2 and not s.rules.distinct_decks
+        options = moves_for_card(legal, card, identical)
+        if not options:
+            self.try_text(card.notation(s.rules.distinct_decks))  # explains why not
+        elif len(options) == 1:
+            self.play(options[0])
+        else:
+            title = t("tui.pick.title", self.lang, card=card.name(self.lang))
+
+            def done(move: Move | None) -> None:
+                if move is not None:
+                    self.play(move)
+                else:
+                    self.query_one(HandView).focus()
+
+            self.app.push_screen(PickMove(options, title, self.lang), done)
+
+    @on(HandView.TypeAhead)
+    def _type_ahead(self, event: HandView.TypeAhead) -> None:
+        inp = self.query_one("#command", Input)
+        if event.text == "\n":
+            text = inp.value
+            inp.value = ""
+            self.query_one(HandView).focus()
+            self.submit_text(text)
+            return
+        inp.value = inp.value[:-1] if event.text == "\b" else inp.value + event.text
+        inp.cursor_position = len(inp.value)
+        inp.focus()
+
+    @on(Button.Pressed)
+    def _action(self, event: Button.Pressed) -> None:
+        bid = event.button.id or ""
+        if not bid.startswith("act-"):
+            return
+        index = int(bid.rsplit("-", 1)[1])
+        legal = self.session.game.legal_moves() if self.session.human_to_move else []
+        if 0 <= index < len(legal):
+            self.play(legal[index])
+        self.query_one(HandView).focus()
+
+    @on(Input.Submitted, "#command")
+    def _typed(self, event: Input.Submitted) -> None:
+        event.input.value = ""
+        self.query_one(HandView).focus()
+        self.submit_text(event.value)
+
+    def submit_text(self, text: str) -> None:
+        text = text.strip()
+        if not text:
+            return
+        cmd = COMMANDS.get(text.lower())
+        if cmd == "hint":
+            self.app.action_hint()  # type: ignore[attr-defined]
+        elif cmd == "rules":
+            self.app.action_rules()  # type: ignore[attr-defined]
+        elif cmd == "score":
+            self.app.action_score()  # type: ignore[attr-defined]
+        elif cmd == "quit":
+            self.app.exit()
+        else:
+            self.try_text(text)
+
+    def try_text(self, text: str) -> None:
+        try:
+            move = self.session.parse(text)
+        except ValueError as e:
+            self.set_status(str(e), "error")
+            return
+        self.play(move)
+
+    def on_key(self, event: Any) -> None:
+        if event.key == "escape":
+            self.query_one(HandView).focus()
+
+    # -- bots ---------------------------------------------------------------------------------------
+    def schedule_bots(self) -> None:
+        s = self.session
+        if not s.bot_to_move or self._bot_timer is not None:
+            return
+        pace = s.setup.pace
+        if pace <= 0:
+            guard = 0
+            while s.bot_to_move and guard < 100_000:
+                s.step_bot()
+                guard += 1
+            self.after_bots()
+        else:
+            self._bot_timer = self.set_timer(pace, self._bot_tick)
+
+    def _bot_tick(self) -> None:
+        self._bot_timer = None
+        s = self.session
+        if not s.bot_to_move:
+            return
+        s.step_bot()
+        if s.bot_to_move:
+            self.refresh_all()
+            self._bot_timer = self.set_timer(s.setup.pace, self._bot_tick)
+        else:
+            self.after_bots()
+
+    def after_bots(self) -> None:
+        self._status_kind = ""
+        self.refresh_all()
+        if self.session.deal_over:
+            self.show_deal_over()
+
+    # -- deal and match end ------------------------------------------------------------------------------
+    def show_deal_over(self) -> None:
+        s = self.session
+        if self._deal_shown == s.deal_index:
+            return
+        self._deal_shown = s.deal_index
+
+        def done(next_deal: bool | None) -> None:
+            if s.match_over or not next_deal:
+                self.app.exit(s.records_path)
+                return
+            s.next_deal()
+            self._status_kind = ""
+            self.refresh_all()
+            self.query_one(HandView).focus()
+            self.schedule_bots()
+
+        self.app.push_screen(DealOver(s), done)
+
+
+def _log_text(line: LogLine) -> Text:
+    if line.kind == "deal":
+        return Text(line.text, style="bold cyan")
+    if line.kind == "result":
+        return Text(line.text, style="bold green")
+    style = "bold" if line.seat == HUMAN else ""
+    if line.kind in ("token", "pass", "chip", "ask", "draw"):
+        style += " yellow"
+    return Text(line.text, style=style.strip())
+
+
+def _match_length(rules: Rules, lang: str) -> str:
+    if rules.match_deals and not rules.match_target:
+        return t("tui.length.deals", lang, n=rules.match_deals)
+    if rules.match_target and not rules.match_deals:
+        return t("tui.length.target", lang, n=rules.match_target)
+    return t("tui.length.both", lang, n=rules.match_deals, target=rules.match_target)
+
+
+# --- the app -------------------------------------------------------------------------------------------
+
+class PlayApp(App[Any]):
+    """``ristiseiska play``. Give ``session`` to continue a match, or ``defaults`` for the
+    set-up screen (``quick=True`` starts at once with them)."""
+
+    TITLE = "Ristiseiska"
+    CSS = """
+    Screen { background: $background; }
+    """
+    ENABLE_COMMAND_PALETTE = False
+
+    def __init__(self, defaults: dict[str, Any] | None = None, session: Session | None = None,
+                 data_dir_path: Path | None = None, quick: bool = False, save: bool = True) -> None:
+        super().__init__()
+        self.defaults = defaults or default_settings()
+        self.session = session
+        self.lang = session.lang if session else self.defaults["lang"]
+        self.dir = data_dir_path
+        self.quick = quick
+        self.save = save
+        self.bind("f1", "rules", description=t("tui.key.rules", self.lang))
+        self.bind("f2", "hint", description=t("tui.key.hint", self.lang))
+        self.bind("f3", "score", description=t("tui.key.score", self.lang))
+        self.bind("ctrl+q", "quit", description=t("tui.key.quit", self.lang))
+
+    def on_mount(self) -> None:
+        if self.session is not None:
+            self.push_screen(GameScreen(self.session))
+        elif self.quick:
+            d = self.defaults
+            self.start(Setup(rules=d["rules"], players=d["players"], bots=d["bots"],
+                             name=d.get("name", ""), seed=d.get("seed"), lang=d["lang"],
+                             open_cards=d.get("open_cards", False), pace=d.get("pace", 0.6)))
+        else:
+            self.push_screen(SetupScreen(self.defaults))
+
+    def start(self, setup: Setup) -> None:
+        self.lang = setup.lang
+        self.session = Session(setup, self.dir, save=self.save)
+        self.session.save()
+        if isinstance(self.screen, SetupScreen):
+            self.switch_screen(GameScreen(self.session))
+        else:
+            self.push_screen(GameScreen(self.session))
+
+    def _game_screen(self) -> GameScreen | None:
+        for screen in reversed(self.screen_stack):
+            if isinstance(screen, GameScreen):
+                return screen
+        return None
+
+    def action_rules(self) -> None:
+        if isinstance(self.screen, ModalScreen):
+            return
+        rules = self.session.rules if self.session else self.defaults["rules"]
+        self.push_screen(TextScreen(rules_markdown(rules, self.lang), self.lang, markdown=True))
+
+    def action_score(self) -> None:
+        if self.session is None or isinstance(self.screen, ModalScreen):
+            return
+        s = self.session
+        body: Any = render_sheet(s.names, s.results, self.lang, s.rules.uses_chips)
+        if not s.results:
+            body = t("tui.sheet.empty", self.lang)
+        self.push_screen(TextScreen(body, self.lang))
+
+    def action_hint(self) -> None:
+        gs = self._game_screen()
+        if gs is None or self.session is None or isinstance(self.screen, ModalScreen):
+            return
+        move, reason = self.session.hint()
+        if move is None:
+            gs.set_status(t("tui.hint.none", self.lang), "error")
+            return
+        text = t("tui.hint.text", self.lang, move=describe_move(move, self.lang), reason=reason)
+        gs.set_status(text, "hint")
+        if move.card is not None:
+            for c in self.session.game.hand(HUMAN):
+                if int(c) == int(move.card) or c.kind == move.card.kind:
+                    gs.query_one(HandView).point_at(c)
+                    break
+
+    async def action_quit(self) -> None:
+        self.exit(None)
+
+
+def default_settings(**over: Any) -> dict[str, Any]:
+    d: dict[str, Any] = {
+        "rules": preset("ristiseiska"),
+        "preset_value": "ristiseiska",
+        "players": 4,
+        "bots": ["expert"] * 3,
+        "name": "",
+        "seed": None,
+        "lang": "fi",
+        "open_cards": False,
+        "pace": 0.6,
+        "deals": None,
+        "rules_file": None,
+    }
+    d.update({k: v for k, v in over.items() if v is not None})
+    return d
+
+
+def run_play(defaults: dict[str, Any] | None = None, session: Session | None = None,
+             data_dir_override: str | None = None, quick: bool = False) -> int:
+    """Run the game in this terminal; returns the exit status."""
+    path = data_dir(data_dir_override)
+    app = PlayApp(defaults, session, path, quick=quick)
+    app.run()
+    s = app.session
+    lang = app.lang
+    if s is not None and not s.match_over and s.save_enabled and s.state_path is not None:
+        print(t("tui.exit.saved", lang, path=str(s.state_path)))
+    if s is not None and s.records_path is not None:
+        print(t("tui.exit.records", lang, path=str(s.records_path)))
+    return 0

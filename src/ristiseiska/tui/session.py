@@ -1,0 +1,652 @@
+"""A match played by one person (seat 0) against bots, without any screen.
+
+The terminal app drives a :class:`Session`: it asks whose decision it is, applies the person's
+moves (refused moves come back as a short message, the state unchanged), lets bots move one at a
+time (so the screen can pace them), keeps the move log as sentences, writes a record of each
+finished deal, and saves the whole match after every move so that ``--resume`` continues it.
+
+    >>> from ristiseiska.rules import Rules
+    >>> s = Session(Setup(Rules(match_deals=1), players=3, bots=["random", "random"], seed=5))
+    >>> while not s.match_over:
+    ...     if s.deal_over:
+    ...         s.next_deal()
+    ...     elif s.human_to_move:
+    ...         _ = s.apply(s.game.legal_moves()[0])
+    ...     else:
+    ...         _ = s.step_bot()
+    >>> len(s.results)
+    1
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import secrets
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..cards import CardError
+from ..game import Event, Game, IllegalMoveError
+from ..moves import GIVE, PLAY, SWAP, Move, MoveError
+from ..rules import Rules, RulesError, preset
+from ..scoring import Result
+
+HUMAN = 0
+BOT_LEVELS = ("random", "basic", "expert", "master")
+DEFAULT_BOT = "expert"
+STATE_FORMAT = "ristiseiska-play-state"
+STATE_FILE = "play-resume.json"
+# Bots get people's names so that the log reads like a family game.
+BOT_NAMES = ("Aino", "Olli", "Sara", "Ville", "Leena", "Toni", "Sanna")
+
+
+def data_dir(override: str | os.PathLike[str] | None = None) -> Path:
+    """Where saved games and records live: ``--data-dir``, ``$RISTISEISKA_DATA_DIR`` or the
+    user data directory of the platform."""
+    if override:
+        return Path(override)
+    env = os.environ.get("RISTISEISKA_DATA_DIR")
+    if env:
+        return Path(env)
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("ristiseiska", appauthor=False))
+
+
+def _t(key: str, lang: str, **kw: Any) -> str:
+    from ..i18n import t
+
+    return t(key, lang, **kw)
+
+
+# --- set-up ------------------------------------------------------------------------------------
+
+@dataclass
+class Setup:
+    """Everything chosen before the first deal. Seat 0 is the person; ``bots`` has one level per
+    other seat, in seat order."""
+
+    rules: Rules = field(default_factory=Rules)
+    players: int = 4
+    bots: list[str] = field(default_factory=list)
+    name: str = ""
+    seed: int | None = None
+    lang: str = "fi"
+    open_cards: bool = False
+    pace: float = 0.6
+
+    def __post_init__(self) -> None:
+        self.rules.check_players(self.players)
+        if not self.bots:
+            self.bots = [DEFAULT_BOT] * (self.players - 1)
+        if len(self.bots) == 1 and self.players > 2:
+            self.bots = self.bots * (self.players - 1)
+        if len(self.bots) != self.players - 1:
+            raise ValueError(
+                _t("tui.error.bot_count", self.lang, n=self.players - 1, got=len(self.bots))
+            )
+        for level in self.bots:
+            if level not in bot_levels():
+                raise ValueError(
+                    _t("tui.error.bot_level", self.lang, level=level, known=", ".join(bot_levels()))
+                )
+        if self.seed is None:
+            self.seed = secrets.randbelow(2**31)
+        if not self.name.strip():
+            self.name = _t("tui.you", self.lang)
+
+    @property
+    def names(self) -> list[str]:
+        return [self.name] + list(BOT_NAMES[: self.players - 1])
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "preset": self.rules.name.split("+")[0] or None,
+            "rules": self.rules.to_dict(),
+            "players": self.players,
+            "bots": list(self.bots),
+            "name": self.name,
+            "seed": self.seed,
+            "lang": self.lang,
+            "open_cards": self.open_cards,
+            "pace": self.pace,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Setup:
+        base = None
+        if d.get("preset"):
+            try:
+                base = preset(d["preset"])
+            except RulesError:
+                base = None
+        rules = Rules.from_dict(d["rules"], base=base)
+        if base is not None:
+            rules = rules.replace(name=base.name if rules == base else base.name + "+house")
+        return cls(rules=rules, players=int(d["players"]), bots=list(d["bots"]),
+                   name=str(d.get("name", "")), seed=int(d["seed"]), lang=str(d.get("lang", "fi")),
+                   open_cards=bool(d.get("open_cards", False)), pace=float(d.get("pace", 0.6)))
+
+
+# --- bots and hints (helper D's package when it is there; a random stand-in otherwise) -----------
+
+class _RandomBot:
+    """Stand-in while ``ristiseiska.bots`` is not installed: a random legal move."""
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.rng = random.Random(seed)
+
+    def choose(self, view: Any) -> Move:
+        return self.rng.choice(list(view.legal_moves))
+
+
+def bot_levels() -> tuple[str, ...]:
+    try:
+        from .. import bots
+
+        names = getattr(bots, "BOT_NAMES", None) or getattr(bots, "LEVELS", None)
+        if names:
+            return tuple(names)
+    except ImportError:
+        pass
+    return BOT_LEVELS
+
+
+def make_bot(level: str, seed: int) -> Any:
+    try:
+        from ..bots import get_bot
+    except ImportError:
+        return _RandomBot(seed)
+    return get_bot(level, seed=seed)
+
+
+def hint(view: Any, lang: str) -> tuple[Move | None, str]:
+    """The move a bot suggests for ``view`` and its reason in ``lang``."""
+    try:
+        from ..bots import hint as bot_hint
+    except ImportError:
+        bot_hint = None
+    if bot_hint is not None:
+        h = bot_hint(view, lang)
+        return _normalise_hint(h)
+    legal = list(view.legal_moves)
+    if not legal:
+        return None, ""
+    # Deterministic for the same position, so that asking twice gives the same answer.
+    rng = random.Random(len(view.history) * 7919 + view.seat)
+    return rng.choice(legal), _t("tui.hint.random_reason", lang)
+
+
+def _normalise_hint(h: Any) -> tuple[Move | None, str]:
+    if h is None:
+        return None, ""
+    if isinstance(h, tuple):
+        return h[0], str(h[1]) if len(h) > 1 else ""
+    if isinstance(h, dict):
+        return h.get("move"), str(h.get("reason", ""))
+    if isinstance(h, Move):
+        return h, ""
+    return getattr(h, "move", None), str(getattr(h, "reason", "") or getattr(h, "text", ""))
+
+
+# --- the match ---------------------------------------------------------------------------------
+
+class _SimpleMatch:
+    """Stand-in for :class:`ristiseiska.match.Match` (same calls) until it lands."""
+
+    def __init__(self, rules: Rules, players: int, seed: int | None,
+                 names: Sequence[str] | None = None, dealer: int = 0) -> None:
+        self.rules, self.n, self.seed = rules, players, seed
+        self.names = list(names) if names else None
+        self.dealer = dealer
+        self.results: list[Result] = []
+        self.totals = [0] * players
+
+    def new_deal(self) -> Game:
+        k = len(self.results)
+        seed = None if self.seed is None else random.Random(f"{self.seed}:{k}").randrange(2**31)
+        return Game(self.rules, self.n, seed=seed, dealer=self.dealer, names=self.names)
+
+    def add_result(self, result: Result) -> None:
+        self.results.append(result)
+        self.totals = [a + b for a, b in zip(self.totals, result.points, strict=True)]
+        self.dealer = result.next_dealer if result.next_dealer is not None else (self.dealer + 1) % self.n
+
+    def is_over(self) -> bool:
+        r = self.rules
+        done = (r.match_deals and len(self.results) >= r.match_deals) or (
+            r.match_target and max(self.totals) >= r.match_target)
+        if done and r.tie == "extra" and len(self.winners) > 1:
+            return False
+        return bool(done)
+
+    @property
+    def winners(self) -> list[int]:
+        best = min(self.totals)
+        return [i for i, v in enumerate(self.totals) if v == best]
+
+
+def _new_match(rules: Rules, players: int, seed: int | None, names: list[str]) -> Any:
+    try:
+        from ..match import Match
+    except ImportError:
+        return _SimpleMatch(rules, players, seed, names)
+    return Match(rules, players, seed, names)
+
+
+@dataclass
+class LogLine:
+    """One line of the move log: the sentence and whose move it was (``None``: the table)."""
+
+    text: str
+    seat: int | None = None
+    kind: str = ""
+
+
+class Session:
+    """One match: the person at seat 0, bots at the other seats."""
+
+    def __init__(self, setup: Setup, data_dir_path: Path | None = None, save: bool = True) -> None:
+        self.setup = setup
+        self.rules = setup.rules
+        self.lang = setup.lang
+        self.names = setup.names
+        self.n = setup.players
+        self.dir = data_dir_path
+        self.save_enabled = save and data_dir_path is not None
+        self.match = _new_match(self.rules, self.n, setup.seed, self.names)
+        self.results: list[Result] = []
+        self.finished_moves: list[list[str]] = []
+        self.log: list[LogLine] = []
+        self.records_path: Path | None = None
+        self.record_error: str | None = None
+        self._replaying = False
+        self._started = time.strftime("%Y%m%d-%H%M%S")
+        self.game: Game = self._start_deal()
+
+    # -- whose decision ----------------------------------------------------------------------
+    @property
+    def deal_index(self) -> int:
+        return len(self.results)
+
+    @property
+    def deal_over(self) -> bool:
+        return self.game.is_over()
+
+    @property
+    def match_over(self) -> bool:
+        return self.game.is_over() and len(self.results) > 0 and bool(self.match.is_over())
+
+    @property
+    def human_to_move(self) -> bool:
+        return not self.game.is_over() and self.game.to_move == HUMAN
+
+    @property
+    def bot_to_move(self) -> bool:
+        return not self.game.is_over() and self.game.to_move != HUMAN
+
+    def view(self, seat: int = HUMAN, open_cards: bool | None = None) -> Any:
+        oc = self.setup.open_cards if open_cards is None else open_cards
+        return self.game.view(seat, open_cards=oc)
+
+    @property
+    def totals(self) -> list[int]:
+        return [sum(r.points[i] for r in self.results) for i in range(self.n)]
+
+    @property
+    def winners(self) -> list[int]:
+        w = getattr(self.match, "winners", None)
+        if w is not None:
+            return list(w)
+        best = min(self.totals)
+        return [i for i, v in enumerate(self.totals) if v == best]
+
+    # -- moves -------------------------------------------------------------------------------
+    def parse(self, text: str) -> Move:
+        """The legal move ``text`` means for the person; raises ``ValueError`` with a short,
+        translated reason otherwise."""
+        text = text.strip()
+        if not text:
+            raise ValueError(_t("tui.error.empty", self.lang))
+        if self.game.is_over():
+            raise ValueError(_t("tui.error.deal_over", self.lang))
+        if not self.human_to_move:
+            raise ValueError(_t("tui.error.not_your_turn", self.lang,
+                                name=self.names[self.game.to_move]))
+        try:
+            move = self.game.parse_move(text)
+        except (MoveError, CardError):
+            raise ValueError(_t("tui.error.not_a_move", self.lang, text=text)) from None
+        except IllegalMoveError as e:
+            raise ValueError(self.explain(text, str(e))) from None
+        return move
+
+    def explain(self, text: str, reason: str) -> str:
+        """The engine's refusal in the person's language where we know its shape."""
+        msg = self._explain(text, reason)
+        return msg[:1].upper() + msg[1:]
+
+    def _explain(self, text: str, reason: str) -> str:
+        if self.lang == "en":
+            return reason[:1].upper() + reason[1:] + "."
+        from ..moves import parse_move
+
+        try:
+            m = parse_move(text)
+        except (MoveError, CardError):
+            m = None
+        card = m.card.name("fi") if m is not None and m.card is not None else text
+        if "is not in your hand" in reason:
+            return _t("tui.error.not_in_hand", self.lang, card=card)
+        if "fits in more than one place" in reason:
+            return _t("tui.error.ambiguous", self.lang, card=card)
+        if "must be played first" in reason:
+            return _t("tui.error.opening_first", self.lang,
+                      card=_opening_name(self.rules, self.lang))
+        need = _needed_card(reason)
+        if need is not None:
+            return _t("tui.error.does_not_fit_need", self.lang, card=card, need=need.name("fi"))
+        if "does not fit" in reason:
+            return _t("tui.error.does_not_fit", self.lang, card=card)
+        if "you hold a playable card" in reason or "you must play" in reason:
+            return _t("tui.error.must_play", self.lang)
+        if "you can stop only" in reason:
+            return _t("tui.error.no_stop", self.lang)
+        if "already played" in reason:
+            return _t("tui.error.already_played", self.lang)
+        if "choose a card to give" in reason:
+            return _t("tui.error.must_give", self.lang)
+        return _t("tui.error.illegal", self.lang, reason=reason)
+
+    def apply(self, move: Move) -> list[LogLine]:
+        """Apply a move of the player to move; return the new log lines. Raises ``ValueError``
+        (translated) for an illegal move, leaving everything unchanged."""
+        g = self.game
+        before = len(g.events)
+        try:
+            g.push(move)
+        except IllegalMoveError as e:
+            raise ValueError(self.explain(str(move), str(e))) from None
+        lines = [self._describe(e) for e in g.events[before:]]
+        if g.is_over():
+            lines += self._finish_deal()
+        self.log.extend(lines)
+        self.save()
+        return lines
+
+    def apply_text(self, text: str) -> list[LogLine]:
+        return self.apply(self.parse(text))
+
+    def bot_choice(self) -> Move:
+        seat = self.game.to_move
+        bot = self._bots[seat]
+        view = self.game.view(seat)
+        move = bot.choose(view)
+        if move not in view.legal_moves:
+            # A bot must never stall the game: fall back to its first legal move.
+            move = view.legal_moves[0]
+        return move
+
+    def step_bot(self) -> list[LogLine]:
+        """Let the bot to move make one move."""
+        if not self.bot_to_move:
+            return []
+        return self.apply(self.bot_choice())
+
+    def hint(self, seat: int = HUMAN) -> tuple[Move | None, str]:
+        if self.game.is_over() or self.game.to_move != seat:
+            return None, ""
+        return hint(self.game.view(seat), self.lang)
+
+    def next_deal(self) -> Game:
+        if not self.game.is_over():
+            raise ValueError("the deal is not over")
+        if self.match_over:
+            raise ValueError("the match is over")
+        self.game = self._start_deal()
+        self.save()
+        return self.game
+
+    # -- internals ---------------------------------------------------------------------------
+    def _start_deal(self) -> Game:
+        g: Game = self.match.new_deal()
+        k = len(self.results)
+        self._bots = {
+            seat: make_bot(self.setup.bots[seat - 1],
+                           random.Random(f"{self.setup.seed}:{k}:{seat}").randrange(2**31))
+            for seat in range(1, self.n)
+        }
+        self.log.append(LogLine(_t("tui.log.new_deal", self.lang, n=k + 1,
+                                   dealer=self.names[g.dealer]), None, "deal"))
+        # Cards laid out before the first move (the stock game's seven of clubs).
+        return g
+
+    def _describe(self, e: Event) -> LogLine:
+        from ..i18n import describe_event
+
+        d = e.to_dict(self.rules.distinct_decks)
+        hidden = (e.type == GIVE and HUMAN not in (e.seat, e.other)) or (
+            e.type == "draw" and e.seat != HUMAN)
+        if hidden and not self.setup.open_cards:
+            d.pop("card", None)
+        if e.seat == HUMAN or (e.other == HUMAN and e.type in ("ask", "give")):
+            text = self._describe_you(d)
+            if text:
+                return LogLine(text, e.seat, e.type)
+        return LogLine(describe_event(d, self.names, self.lang), e.seat, e.type)
+
+    def _describe_you(self, d: dict[str, Any]) -> str:
+        """The person's own moves in the second person ("Pelasit herttakuutosen."), and the
+        moves that ask them or give them a card; '' to use the general sentence."""
+        from ..i18n import card_name, describe_event
+
+        lang = self.lang
+        kind = d["type"]
+        kw: dict[str, Any] = {}
+        if "card" in d:
+            kw["card"] = card_name(d["card"], lang, "acc")
+        if "as" in d:
+            kw["as_card"] = card_name(d["as"], lang, "acc")
+        if d["seat"] != HUMAN:
+            kw["name"] = self.names[d["seat"]]
+            key = f"tui.event.{kind}_you" + ("" if "card" in d or kind == "ask" else "_hidden")
+            return _t(key, lang, **kw)
+        if kind in ("ask", "give"):
+            other = d.get("from", d.get("to"))
+            kw["other"] = self.names[other] if isinstance(other, int) else "?"
+        key = f"tui.event.you_{kind}" + ("_joker" if kind == "play" and "as" in d else "")
+        text = _t(key, lang, **kw)
+        if text == key:
+            return ""
+        if kind == "play" and ("end" in d or "row" in d):
+            # the row or end, as the general sentence words it
+            general = describe_event(d, self.names, lang)
+            if "(" in general:
+                text = text.rstrip(".") + " " + general[general.rindex("("):]
+        return text
+
+    def _finish_deal(self) -> list[LogLine]:
+        g = self.game
+        assert g.result is not None
+        self.results.append(g.result)
+        self.finished_moves.append([m.text(self.rules.distinct_decks) for m in g.moves])
+        self.match.add_result(g.result)
+        from ..i18n import result_lines
+
+        texts = result_lines(g.result, self.names, self.lang)
+        if g.result.winner == HUMAN and texts:
+            texts[0] = _t("tui.result.you_won", self.lang)
+        lines = [LogLine(x, None, "result") for x in texts]
+        if not self._replaying:
+            self._write_record(g)
+        return lines
+
+    def _write_record(self, g: Game) -> None:
+        if not self.save_enabled or self.dir is None:
+            return
+        rec = game_record(g, self.setup.rules)
+        try:
+            from ..record import dumps_record
+
+            line = dumps_record(rec)
+        except (ImportError, TypeError, ValueError):
+            line = json.dumps(rec, ensure_ascii=False)
+        path = self.dir / "records" / f"match-{self._started}-{self.setup.seed}.jsonl"
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with path.open("a", encoding="utf-8") as f:
+                f.write(line.rstrip("\n") + "\n")
+            self.records_path = path
+        except OSError as e:
+            self.record_error = str(e)
+
+    # -- saving and resuming -------------------------------------------------------------------
+    def state(self) -> dict[str, Any]:
+        return {
+            "format": STATE_FORMAT,
+            "version": 1,
+            "setup": self.setup.to_dict(),
+            "deals": self.finished_moves,
+            "current": [] if self.game.is_over() else
+            [m.text(self.rules.distinct_decks) for m in self.game.moves],
+            "started": self._started,
+            "records": str(self.records_path) if self.records_path else None,
+        }
+
+    @property
+    def state_path(self) -> Path | None:
+        return None if self.dir is None else self.dir / STATE_FILE
+
+    def save(self) -> None:
+        """Write the match so far (atomically); forget it once the match is over."""
+        if not self.save_enabled or self._replaying or self.state_path is None:
+            return
+        path = self.state_path
+        try:
+            if self.match_over:
+                path.unlink(missing_ok=True)
+                return
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(".tmp")
+            tmp.write_text(json.dumps(self.state(), ensure_ascii=False), encoding="utf-8")
+            tmp.replace(path)
+        except OSError as e:
+            self.record_error = str(e)
+
+    @classmethod
+    def resume(cls, state: dict[str, Any], data_dir_path: Path | None = None,
+               lang: str | None = None, pace: float | None = None) -> Session:
+        """Rebuild a saved match by replaying its moves (every deal is set by the seed)."""
+        if not isinstance(state, dict) or state.get("format") != STATE_FORMAT:
+            raise ValueError("not a saved ristiseiska game")
+        setup = Setup.from_dict(state["setup"])
+        if lang:
+            setup.lang = lang
+        if pace is not None:
+            setup.pace = pace
+        s = cls(setup, data_dir_path)
+        s._started = str(state.get("started") or s._started)
+        if state.get("records"):
+            s.records_path = Path(state["records"])
+        s._replaying = True
+        try:
+            for k, moves in enumerate(state.get("deals", [])):
+                if k > 0:
+                    s.game = s._start_deal()
+                for text in moves:
+                    s.apply(s.game.parse_move(text))
+                if not s.game.is_over():
+                    raise ValueError(f"saved deal {k + 1} does not end")
+            if state.get("deals") and not s.match_over:
+                s.game = s._start_deal()
+            for text in state.get("current", []):
+                s.apply(s.game.parse_move(text))
+        except (IllegalMoveError, MoveError, CardError) as e:
+            raise ValueError(f"the saved game does not replay: {e}") from None
+        finally:
+            s._replaying = False
+        s.log.append(LogLine(_t("tui.log.resumed", s.lang), None, "deal"))
+        return s
+
+    @classmethod
+    def load(cls, data_dir_path: Path, lang: str | None = None,
+             pace: float | None = None) -> Session | None:
+        path = data_dir_path / STATE_FILE
+        if not path.exists():
+            return None
+        state = json.loads(path.read_text(encoding="utf-8"))
+        return cls.resume(state, data_dir_path, lang, pace)
+
+
+_NEED_PATTERNS = (
+    re.compile(r"^(\S+) must be played before"),
+    re.compile(r"must wait until (\S+) is down"),
+    re.compile(r"cannot skip: (\S+) comes first"),
+)
+
+
+def _needed_card(reason: str) -> Any:
+    """The card the engine says must come first, from its English refusal."""
+    from ..cards import parse_card
+
+    for pat in _NEED_PATTERNS:
+        m = pat.search(reason)
+        if m:
+            try:
+                return parse_card(m.group(1))
+            except CardError:
+                return None
+    return None
+
+
+def _opening_name(rules: Rules, lang: str) -> str:
+    from ..cards import parse_card
+
+    try:
+        return parse_card(rules.opening).name(lang)
+    except CardError:
+        return rules.opening
+
+
+def game_record(g: Game, rules: Rules) -> dict[str, Any]:
+    """The deal as a record (RULES.md §6): helper A's writer when present, else our own."""
+    try:
+        from ..record import record_from_game
+
+        rec: dict[str, Any] = record_from_game(g)
+        return rec
+    except ImportError:
+        pass
+    mark = rules.distinct_decks
+    rec = {
+        "format": "ristiseiska-record",
+        "version": 1,
+        "preset": rules.name.split("+")[0] or None,
+        "rules": rules.to_dict(),
+        "seed": g.seed,
+        "dealer": g.dealer,
+        "players": list(g.names),
+        "hands": [[c.notation(mark) for c in h] for h in g.initial_hands],
+        "events": [e.to_dict(mark) for e in g.events],
+        "result": g.result.to_dict() if g.result is not None else None,
+    }
+    if g.initial_stock:
+        rec["stock"] = [c.notation(mark) for c in g.initial_stock]
+    if g.initial_table:
+        rec["table"] = [c.notation(mark) for c in g.initial_table]
+    return rec
+
+
+def move_cards(moves: Sequence[Move]) -> dict[int, list[Move]]:
+    """Legal moves grouped by the card they use (play, give, swap): for clicking a card."""
+    out: dict[int, list[Move]] = {}
+    for m in moves:
+        if m.kind in (PLAY, GIVE, SWAP) and m.card is not None:
+            out.setdefault(int(m.card), []).append(m)
+    return out

@@ -1,0 +1,344 @@
+"""The pieces of the game screen: the table, the hand, the players, the score sheet.
+
+Rendering functions return Rich ``Text``/``Table`` objects built from a :class:`SeatView`, so
+the replay viewer and the tests use the same drawing as the game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from rich.table import Table as RichTable
+from rich.text import Text
+from textual.binding import Binding
+from textual.message import Message
+from textual.widget import Widget
+from textual.widgets import Static
+
+from ..cards import RANK_TEXT, SUIT_SYMBOLS, Card
+from ..i18n import cards_left_label, t
+from ..moves import Move
+from ..table import NO
+
+RED_SUITS = (1, 2)  # diamonds, hearts
+
+
+def rank_text(rank: int) -> str:
+    return RANK_TEXT.get(rank, str(rank))
+
+
+def suit_style(suit: int) -> str:
+    return "bold red" if suit in RED_SUITS else "bold"
+
+
+# --- the table ----------------------------------------------------------------------------------
+
+def render_table(view: Any, lang: str) -> Text:
+    """One line per row (suit, and deck with two decks): the low pile, the centre card and the
+    high pile, every slot of the row shown so that the gaps are visible; a closed pile is
+    marked with a bar at its end."""
+    table = view.table
+    out = Text()
+    two_decks = view.rules.decks == 2
+    for rv in view.rows:
+        row = rv.row
+        suit = rv.suit
+        label = SUIT_SYMBOLS[suit] + (str(rv.deck + 1) if two_decks else " ")
+        out.append(f" {label} ", style=suit_style(suit))
+        line = table.line[row]
+        lo, hi = table.lo[row], table.hi[row]
+        if not line:  # free Fan Tan before the first card: no shape yet
+            out.append(t("tui.table.not_started", lang), style="dim")
+            out.append("\n")
+            continue
+        out.append("▐" if rv.low_closed else " ", style="yellow")
+        occupied = {}
+        if lo != NO:
+            for slot, c in zip(range(lo, hi + 1), rv.cards, strict=False):
+                occupied[slot] = c
+        for slot, rank in enumerate(line):
+            if slot < table.minr or slot > table.maxr:
+                out.append("   ")
+                continue
+            if slot in occupied:
+                card = occupied[slot]
+                text = ("🃏" if card.is_joker else rank_text(rank)).rjust(2) + " "
+                style = ("black on white" if suit not in RED_SUITS else "red on white")
+                if slot == table.center:
+                    style = "bold " + style
+                out.append(text[:2], style=style)
+                out.append(" ")
+            else:
+                mark = rank_text(rank).rjust(2) if slot == table.center else " ·"
+                out.append(mark + " ", style="dim")
+        out.append("▌" if rv.high_closed else " ", style="yellow")
+        out.append("\n")
+    out.rstrip()
+    return out
+
+
+class TableView(Static):
+    """The rows on the table."""
+
+    DEFAULT_CSS = """
+    TableView { border: round $secondary; padding: 0 1; height: auto; width: 1fr; }
+    """
+
+    def show(self, view: Any, lang: str) -> None:
+        self.border_title = t("tui.table.title", lang)
+        self.update(render_table(view, lang))
+
+
+# --- the players ----------------------------------------------------------------------------------
+
+def hand_text(cards: Sequence[Card]) -> Text:
+    out = Text()
+    for i, c in enumerate(cards):
+        if i:
+            out.append(" ")
+        out.append(c.symbol(), style=suit_style(c.suit) if not c.is_joker else "bold magenta")
+    return out
+
+
+def render_players(view: Any, lang: str, levels: Sequence[str] | None = None,
+                   hints: dict[int, str] | None = None) -> Text:
+    """Each seat: name, cards left, the dealer, whose turn, the token or chips; with open
+    cards every hand (and what a bot would play)."""
+    out = Text()
+    rules = view.rules
+    for seat in range(view.players):
+        turn = seat == view.to_move and view.phase != "over"
+        out.append("▶ " if turn else "  ", style="bold green")
+        name = view.names[seat]
+        out.append(name, style="bold" if seat == view.seat else "")
+        if levels and seat > 0 and seat - 1 < len(levels):
+            level = levels[seat - 1]
+            label = t("tui.level." + level, lang)
+            out.append(f" ({level if label.startswith('tui.') else label})", style="dim")
+        if seat == view.dealer:
+            out.append(" " + t("tui.players.dealer", lang), style="dim italic")
+        n = view.hand_sizes[seat]
+        out.append(f"  {cards_left_label(n, lang)}")
+        if rules.uses_token and view.token_holder == seat:
+            out.append("  ● " + t("tui.players.token", lang), style="bold yellow")
+        if rules.uses_chips:
+            out.append("  " + t("tui.players.chips", lang, n=view.chips_paid[seat]), style="yellow")
+        if seat in view.out_order:
+            out.append("  " + t("tui.players.out", lang), style="green")
+        out.append("\n")
+        if view.open_hands is not None and seat != view.seat:
+            out.append("    ")
+            out.append_text(hand_text(view.open_hands[seat]))
+            out.append("\n")
+        if hints and seat in hints:
+            out.append("    " + hints[seat] + "\n", style="italic cyan")
+    if rules.uses_token:
+        who = view.names[view.token_holder] if view.token_holder is not None else None
+        out.append(t("tui.players.token_line", lang, name=who) if who
+                   else t("tui.players.token_nobody", lang), style="yellow")
+    elif rules.uses_chips:
+        out.append(t("tui.players.pot", lang, n=view.pot), style="yellow")
+    if view.stock_size:
+        out.append("\n" + t("tui.players.stock", lang, n=view.stock_size))
+    out.rstrip()
+    return out
+
+
+class PlayersView(Static):
+    DEFAULT_CSS = """
+    PlayersView { border: round $secondary; padding: 0 1; height: auto; width: 46; }
+    """
+
+    def show(self, view: Any, lang: str, levels: Sequence[str] | None = None,
+             hints: dict[int, str] | None = None) -> None:
+        self.border_title = t("tui.players.title", lang)
+        self.update(render_players(view, lang, levels, hints))
+
+
+# --- the score sheet ---------------------------------------------------------------------------------
+
+def render_sheet(names: Sequence[str], results: Sequence[Any], lang: str,
+                 chips: bool = False) -> RichTable:
+    """Deals as rows, players as columns; the token part shown separately (``10 + 21``)."""
+    tab = RichTable(title=t("tui.sheet.title", lang), expand=False)
+    tab.add_column(t("tui.sheet.deal", lang), justify="right")
+    for name in names:
+        tab.add_column(name, justify="right")
+    totals = [0] * len(names)
+    for k, r in enumerate(results):
+        cells = []
+        for i in range(len(names)):
+            tok = r.token_points[i]
+            pen = r.penalty_points[i] if r.penalty_points else 0
+            total = r.points[i]
+            totals[i] += total
+            if chips and r.chips is not None:
+                cells.append(f"{r.chips[i]:+d}")
+                continue
+            rest = total - tok - pen
+            parts = [str(rest)] + ([str(tok)] if tok else []) + ([str(pen)] if pen else [])
+            cell = " + ".join(parts)
+            if r.winner == i:
+                cell = "★ " + cell
+            cells.append(cell)
+        tab.add_row(str(k + 1), *cells)
+    if results:
+        tab.add_section()
+        tab.add_row(t("tui.sheet.total", lang), *[str(x) for x in totals], style="bold")
+    return tab
+
+
+# --- the hand ------------------------------------------------------------------------------------------
+
+class CardChip(Static):
+    """One card in the hand: a bordered face; legal cards are bright, others dim."""
+
+    class Chosen(Message):
+        def __init__(self, index: int) -> None:
+            super().__init__()
+            self.index = index
+
+    def __init__(self, card: Card, index: int, legal: bool, cursor: bool) -> None:
+        classes = "chip" + (" legal" if legal else "") + (" cursor" if cursor else "")
+        classes += " red" if card.suit in RED_SUITS else (" joker" if card.is_joker else "")
+        super().__init__(card.symbol(), classes=classes, id=f"card-{index}")
+        self.card = card
+        self.index = index
+
+    def on_click(self) -> None:
+        self.post_message(self.Chosen(self.index))
+
+
+class HandView(Widget, can_focus=True):
+    """The person's hand sorted by suit and rank, in a grid; arrows move the cursor, Enter or
+    a click chooses the card. Typing a letter or digit jumps to the input line."""
+
+    COLUMNS = 20
+    DEFAULT_CSS = """
+    HandView { layout: grid; grid-size: 20; grid-columns: 5; height: auto; min-height: 3; width: 100%;
+               padding: 0 1; border: round $primary 50%; }
+    HandView:focus { border: round $accent; }
+    HandView .chip { width: 5; height: 3; border: round $panel-lighten-2; content-align: center middle;
+                     color: $text-muted; text-style: dim; }
+    HandView .chip.red { color: $error-darken-1; }
+    HandView .chip.legal { color: $text; text-style: bold; border: round $success; }
+    HandView .chip.legal.red { color: $error-lighten-1; }
+    HandView .chip.cursor { background: $accent 40%; border: heavy $accent; }
+    """
+    BINDINGS = [
+        Binding("left", "move(-1)", show=False),
+        Binding("right", "move(1)", show=False),
+        Binding("up", "move(-20)", show=False),
+        Binding("down", "move(20)", show=False),
+        Binding("home", "jump(0)", show=False),
+        Binding("end", "jump(-1)", show=False),
+        Binding("enter", "choose", show=False),
+        Binding("space", "choose", show=False),
+    ]
+
+    class Activated(Message):
+        """The person chose ``card`` (``None``: Enter with no card, e.g. a forced move)."""
+
+        def __init__(self, card: Card | None) -> None:
+            super().__init__()
+            self.card = card
+
+    class TypeAhead(Message):
+        def __init__(self, text: str) -> None:
+            super().__init__()
+            self.text = text
+
+    def __init__(self, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.cards: list[Card] = []
+        self.legal: set[int] = set()
+        self.cursor = 0
+        self._typing = False
+
+    def compose(self) -> Any:
+        for i, c in enumerate(self.cards):
+            yield CardChip(c, i, int(c) in self.legal, i == self.cursor)
+
+    def set_hand(self, cards: Sequence[Card], legal: set[int], title: str = "") -> None:
+        """Show ``cards``; ``legal`` holds the ids of cards that can be chosen now. The
+        cursor stays on the same card when it is still there, else moves to a legal one."""
+        old = self.cards[self.cursor] if 0 <= self.cursor < len(self.cards) else None
+        self.cards = list(cards)
+        self.legal = set(legal)
+        if old is not None and old in self.cards and (int(old) in self.legal or not self.legal):
+            self.cursor = self.cards.index(old)
+        else:
+            first = next((i for i, c in enumerate(self.cards) if int(c) in self.legal), None)
+            self.cursor = first if first is not None else min(self.cursor, max(len(self.cards) - 1, 0))
+        self.border_title = title
+        self.refresh(recompose=True)
+
+    def point_at(self, card: Card) -> None:
+        if card in self.cards:
+            self.cursor = self.cards.index(card)
+            self._mark()
+
+    def _mark(self) -> None:
+        for chip in self.query(CardChip):
+            chip.set_class(chip.index == self.cursor, "cursor")
+
+    def action_move(self, step: int) -> None:
+        if not self.cards:
+            return
+        self.cursor = max(0, min(len(self.cards) - 1, self.cursor + step))
+        self._mark()
+
+    def action_jump(self, where: int) -> None:
+        if self.cards:
+            self.cursor = where % len(self.cards)
+            self._mark()
+
+    def action_choose(self) -> None:
+        card = self.cards[self.cursor] if 0 <= self.cursor < len(self.cards) else None
+        self.post_message(self.Activated(card))
+
+    def on_card_chip_chosen(self, msg: CardChip.Chosen) -> None:
+        msg.stop()
+        self.cursor = msg.index
+        self._mark()
+        self.focus()
+        self.action_choose()
+
+    def on_key(self, event: Any) -> None:
+        # Keys typed quickly after the first letter may still arrive here before the input
+        # line has focus: pass them on (Enter too, so that "h6⏎" never plays the card under
+        # the cursor).
+        ch = event.character
+        if ch and (ch.isalnum() or ch in "♣♦♥♠?" or (self._typing and ch.isprintable())):
+            self._typing = True
+            event.stop()
+            event.prevent_default()
+            self.post_message(self.TypeAhead(ch))
+        elif self._typing and event.key in ("enter", "backspace"):
+            event.stop()
+            event.prevent_default()
+            self.post_message(self.TypeAhead("\n" if event.key == "enter" else "\b"))
+
+    def on_focus(self) -> None:
+        self._typing = False
+
+
+def legal_card_ids(moves: Sequence[Move], hand: Sequence[Card], identical: bool) -> set[int]:
+    """Ids of the hand's cards that some legal move uses (either copy with identical decks)."""
+    used = {int(m.card) for m in moves if m.card is not None and m.kind in ("play", "give", "swap")}
+    out = set()
+    for c in hand:
+        if int(c) in used or (identical and not c.is_joker and c.kind in used):
+            out.add(int(c))
+    return out
+
+
+def moves_for_card(moves: Sequence[Move], card: Card, identical: bool) -> list[Move]:
+    out = []
+    for m in moves:
+        if m.card is None or m.kind not in ("play", "give", "swap"):
+            continue
+        if int(m.card) == int(card) or (identical and not card.is_joker and m.card.kind == card.kind):
+            out.append(m)
+    return out
