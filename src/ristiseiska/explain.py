@@ -191,7 +191,7 @@ def explain_rules(rules: Rules, lang: str = "fi") -> str:
     if r.layout == "upward":
         add("core.explain.upward")
     else:
-        parts = [("core.explain.rows", {"center": center, "center_gen": center_gen,
+        parts = [("core.explain.rows", {"center": center, "center_word": center_gen,
                                         "low": low_seq, "high": high_seq})]
         parts.append((f"core.explain.order_{r.order.replace('-', '_')}",
                       {"center": center, "below": below, "above": above}))
