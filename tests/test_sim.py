@@ -49,6 +49,7 @@ def test_records_are_byte_identical_for_the_same_arguments(tmp_path, capsys, eng
         assert check_record(rec) is None
         assert rec["deal"] == i
         assert rec["dealer"] == i % 4  # the dealer rotates
+        assert rec["preset"] == "ristiseiska"
     code, out, _ = _run(capsys, "replay", "--check", str(a))
     assert code == 0, out
 

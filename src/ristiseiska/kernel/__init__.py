@@ -73,6 +73,8 @@ def unsupported(rules: Rules, players: int | None = None) -> str | None:
     if players is not None:
         if not 2 <= players <= 8:
             return f"the kernel plays 2–8 players, not {players}"
+        if not rules.min_players <= players <= rules.max_players:
+            return f"these rules are for {rules.min_players}–{rules.max_players} players, not {players}"
         # A stall needs a full round of players who cannot play, which forced play with every
         # card in some hand cannot produce; a shorter limit could end a deal, so leave it.
         if rules.stall_turns < players:
@@ -142,7 +144,8 @@ class KernelRun:
         return tp
 
     def points(self) -> np.ndarray:
-        return self.card_points + self.token_points()
+        total: np.ndarray = self.card_points + self.token_points()
+        return total
 
     def dealer(self, d: int) -> int:
         return (self.first_dealer + self.start + d) % self.players
@@ -154,7 +157,8 @@ class KernelRun:
             yield self.record(d, names)
 
     def record(self, d: int, names: Sequence[str] | None = None) -> dict[str, Any]:
-        from ..record import FORMAT, VERSION, _preset_name
+        from ..record import FORMAT, VERSION
+        from ..rules import PRESETS
 
         if self.moves is None or self.nmoves is None:
             raise ValueError("this run was played without its move lists (record=False)")
@@ -192,7 +196,7 @@ class KernelRun:
         return {
             "format": FORMAT,
             "version": VERSION,
-            "preset": _preset_name(rules),
+            "preset": base if (base := rules.name.split("+", 1)[0]) in PRESETS else None,
             "rules": rules.to_dict(),
             "seed": None,
             "dealer": self.dealer(d),

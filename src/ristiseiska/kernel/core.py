@@ -1,3 +1,5 @@
+# mypy: ignore-errors
+# (numba-compiled code: numba types it; its intrinsics have no stubs)
 """The compiled loop (numba). Everything here works on plain integers and numpy arrays.
 
 Cards are bits of a ``uint64``: bit ``suit * 13 + rank - 1`` (the engine's card ids). A table
