@@ -266,6 +266,10 @@ def test_result_type_must_match_exactly() -> None:
     rec = record_of(seed=8)
     rec["result"]["winner"] = float(rec["result"]["winner"])
     assert (check_record(rec) or "").startswith("result 'winner'")
+    rec = record_of(seed=8)
+    assert rec["result"]["out_order"] == [1]  # this deal is won by seat 1
+    rec["result"]["out_order"] = [True]  # equal to [1] in Python, not in JSON
+    assert (check_record(rec) or "").startswith("result 'out_order'")
 
 
 def test_null_result_when_the_deal_is_over() -> None:
