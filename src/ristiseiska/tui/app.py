@@ -7,6 +7,7 @@ sheet, Ctrl+Q quits (the match is saved after every move and continues with ``--
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -567,11 +568,28 @@ class GameScreen(Screen[None]):
             self._bot_timer = self.set_timer(pace, self._bot_tick)
 
     def _bot_tick(self) -> None:
-        self._bot_timer = None
         s = self.session
         if not s.bot_to_move:
+            self._bot_timer = None
             return
-        s.step_bot()
+        # Think in a thread so that a searching bot never freezes the screen; the move is
+        # applied back on the app's thread.
+        self.run_worker(partial(self._think, len(s.game.moves)), thread=True, group="bot",
+                        exit_on_error=False)
+
+    def _think(self, n_moves: int) -> None:
+        try:
+            move = self.session.bot_choice()
+        except Exception:  # noqa: BLE001 - a failing bot must not stop the game
+            move = self.session.game.legal_moves()[0]
+        self.app.call_from_thread(self._bot_apply, move, n_moves)
+
+    def _bot_apply(self, move: Move, n_moves: int) -> None:
+        self._bot_timer = None
+        s = self.session
+        if len(s.game.moves) != n_moves or not s.bot_to_move:
+            return  # the position changed meanwhile
+        s.apply(move)
         if s.bot_to_move:
             self.refresh_all()
             self._bot_timer = self.set_timer(s.setup.pace, self._bot_tick)

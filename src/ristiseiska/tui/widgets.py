@@ -102,7 +102,7 @@ def hand_text(cards: Sequence[Card]) -> Text:
 
 
 def render_players(view: Any, lang: str, levels: Sequence[str] | None = None,
-                   hints: dict[int, str] | None = None) -> Text:
+                   hints: dict[int, str] | None = None, show_all: bool = False) -> Text:
     """Each seat: name, cards left, the dealer, whose turn, the token or chips; with open
     cards every hand (and what a bot would play)."""
     out = Text()
@@ -127,7 +127,7 @@ def render_players(view: Any, lang: str, levels: Sequence[str] | None = None,
         if seat in view.out_order:
             out.append("  " + t("tui.players.out", lang), style="green")
         out.append("\n")
-        if view.open_hands is not None and seat != view.seat:
+        if view.open_hands is not None and (seat != view.seat or show_all):
             out.append("    ")
             out.append_text(hand_text(view.open_hands[seat]))
             out.append("\n")
@@ -151,9 +151,9 @@ class PlayersView(Static):
     """
 
     def show(self, view: Any, lang: str, levels: Sequence[str] | None = None,
-             hints: dict[int, str] | None = None) -> None:
+             hints: dict[int, str] | None = None, show_all: bool = False) -> None:
         self.border_title = t("tui.players.title", lang)
-        self.update(render_players(view, lang, levels, hints))
+        self.update(render_players(view, lang, levels, hints, show_all))
 
 
 # --- the score sheet ---------------------------------------------------------------------------------
