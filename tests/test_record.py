@@ -503,14 +503,24 @@ def test_cli_check_unreadable(tmp_path: Path, capsys: pytest.CaptureFixture[str]
 
 
 def test_cli_show_text(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    p = _write(tmp_path, "r.jsonl", [record_of(seed=1), record_of("kahdestaan-pakka", seed=4, players=2)])
+    from ristiseiska.i18n import result_lines
+
+    first, second = record_of(seed=1), record_of("kahdestaan-pakka", seed=4, players=2)
+    p = _write(tmp_path, "r.jsonl", [first, second])
     assert main(["replay", str(p), "--text"]) == 0
-    out = capsys.readouterr().out
-    assert "pelasi ristiseiskan" in out and "Tulos" in out
+    out = capsys.readouterr().out.splitlines()
+    numbered = [line for line in out if line.split(".")[0].strip().isdigit()]
+    assert len(numbered) == len(first["events"])
+    assert "ristiseiska" in numbered[0]  # the opening C7, named in Finnish
+    assert out[-len(first["players"]):] == result_lines(first["result"], first["players"], "fi")[-4:]
     assert main(["replay", str(p), "--deal", "2", "--lang", "en", "--text"]) == 0
     out = capsys.readouterr().out
-    assert "played the six of clubs" in out or "played the seven" in out
-    assert "drew the" in out and "Winner:" in out
+    assert "Stock (top first): " + " ".join(second["stock"]) in out
+    assert "On the table at the start: C7" in out and "drew the" in out
+    unfinished = json.loads(dumps_record(record_from_game(play_random(preset("ristiseiska"), 3, 2, stop_after=5))))
+    q = _write(tmp_path, "u.jsonl", [unfinished])
+    assert main(["replay", str(q), "--text", "--lang", "en"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "The deal is unfinished."
 
 
 def test_cli_show_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

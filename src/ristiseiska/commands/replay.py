@@ -111,78 +111,37 @@ def _show(path: str, k: int, lang: str, force_text: bool) -> int:
 
 # -- plain text ---------------------------------------------------------------------------------
 
+# The event and result sentences come from the shared catalogs (ristiseiska.i18n); these few
+# lines are only the deal's heading.
 _T = {
     "fi": {
         "head": "Jako: {rules}, {n} pelaajaa, jakaja {dealer}, siemen {seed}",
         "custom": "omat säännöt",
-        "out": "pelaaja pääsi korteistaan",
-        "last": "vain yhdellä jäi kortteja",
-        "stall": "peli jumittui",
         "hands": "Jaetut kortit:",
         "stock": "Pakka (päällimmäinen ensin):",
         "table": "Pöydällä alussa:",
-        "play": "{who} pelasi {card}",
-        "play_as": "{who} pelasi jokerin: {card}",
-        "stop": "{who} lopetti vuoronsa",
-        "token": "{who} otti pantin",
-        "pass": "{who}: ohi",
-        "ask": "{who} pyysi kortin pelaajalta {other}",
-        "give": "{who} antoi pelaajalle {other} {card}",
-        "draw": "{who} nosti pakasta {card}",
-        "chip": "{who} maksoi merkin pottiin",
-        "swap": "{who} pani jokerin tilalle {card}",
         "unfinished": "Jako on kesken.",
-        "result": "Tulos ({end}):",
-        "winner": "Voittaja: {who}",
-        "nowinner": "Ei voittajaa",
-        "loser": "Häviäjä: {who}",
-        "row": "  {who}: {points} pistettä{detail}",
-        "token_part": " ({cards} + pantti {token})",
-        "chips": " (merkkejä {chips:+d})",
     },
     "en": {
         "head": "Deal: {rules}, {n} players, dealer {dealer}, seed {seed}",
         "custom": "house rules",
-        "out": "a player went out",
-        "last": "one player was left with cards",
-        "stall": "the deal stalled",
         "hands": "Dealt hands:",
         "stock": "Stock (top first):",
         "table": "On the table at the start:",
-        "play": "{who} played the {card}",
-        "play_as": "{who} played a joker as the {card}",
-        "stop": "{who} stopped",
-        "token": "{who} took the token",
-        "pass": "{who} passed",
-        "ask": "{who} asked {other} for a card",
-        "give": "{who} gave {other} the {card}",
-        "draw": "{who} drew the {card}",
-        "chip": "{who} paid a chip into the pot",
-        "swap": "{who} put the {card} in the joker's place",
         "unfinished": "The deal is unfinished.",
-        "result": "Result ({end}):",
-        "winner": "Winner: {who}",
-        "nowinner": "No winner",
-        "loser": "Loser: {who}",
-        "row": "  {who}: {points} points{detail}",
-        "token_part": " ({cards} + token {token})",
-        "chips": " (chips {chips:+d})",
     },
 }
 
 
 def describe_record(rec: dict[str, Any], lang: str = "fi") -> list[str]:
     """The deal of a valid record as lines of text, one per event."""
-    from ristiseiska.cards import parse_card
+    from ristiseiska.i18n import describe_event, result_lines
 
     t = _T[lang]
     names = rec["players"]
-
-    def name(card: str, case: str = "acc") -> str:
-        return parse_card(card).name(lang, case)
-
+    seed = rec.get("seed")
     lines = [t["head"].format(rules=rec.get("preset") or t["custom"], n=len(names),
-                              dealer=names[rec["dealer"]], seed=rec.get("seed"))]
+                              dealer=names[rec["dealer"]], seed="–" if seed is None else seed)]
     lines.append(t["hands"])
     for who, hand in zip(names, rec["hands"], strict=True):
         lines.append(f"  {who}: {' '.join(hand)}")
@@ -192,32 +151,9 @@ def describe_record(rec: dict[str, Any], lang: str = "fi") -> list[str]:
         lines.append(f"{t['table']} {' '.join(rec['table'])}")
     width = len(str(len(rec["events"])))
     for i, ev in enumerate(rec["events"], 1):
-        kind = ev["type"]
-        key = "play_as" if kind == "play" and "as" in ev else kind
-        other = ev.get("from", ev.get("to"))
-        text = t.get(key, "{who}: " + kind).format(
-            who=names[ev["seat"]],
-            card=(name(ev["as"], "nom") if key == "play_as" else name(ev["card"])) if "card" in ev else "",
-            other=names[other] if isinstance(other, int) else "",
-        )
-        lines.append(f"{i:>{width}}. {text}")
-    res = rec.get("result")
-    if res is None:
+        lines.append(f"{i:>{width}}. {describe_event(ev, names, lang)}")
+    if rec.get("result") is None:
         lines.append(t["unfinished"])
-        return lines
-    end = res.get("end", "")
-    lines.append(t["result"].format(end=t.get(end, end)))
-    winner = res.get("winner")
-    lines.append(t["winner"].format(who=names[winner]) if winner is not None else t["nowinner"])
-    loser = res.get("loser")
-    if loser is not None:
-        losers = loser if isinstance(loser, list) else [loser]
-        lines.append(t["loser"].format(who=", ".join(names[s] for s in losers)))
-    for seat, who in enumerate(names):
-        detail = ""
-        if res.get("chips") is not None:
-            detail = t["chips"].format(chips=res["chips"][seat])
-        elif res["token_points"][seat]:
-            detail = t["token_part"].format(cards=res["card_points"][seat], token=res["token_points"][seat])
-        lines.append(t["row"].format(who=who, points=res["points"][seat], detail=detail))
+    else:
+        lines.extend(result_lines(rec["result"], names, lang))
     return lines
