@@ -229,3 +229,39 @@ def test_rollout_arguments_are_checked() -> None:
     pos["rules"] = preset("fan-tan")
     with pytest.raises(ValueError):
         kernel.rollout_values(**pos, n_rollouts=10, seed=1)
+
+
+def test_position_from_view_matches_the_game() -> None:
+    g = Game(Rules(), 4, seed=21)
+    rng = random.Random(2)
+    for _ in range(15):
+        g.push(rng.choice(g.legal_moves()))
+    view = g.view(g.to_move)
+    true_hands = [g.hand(s) for s in range(4)]
+    pv = kernel.position_from_view(view, true_hands)
+    pg = kernel.position_from_game(g)
+    assert pv["hands"].tolist() == [pg["hands"].tolist()]
+    for key in ("lo", "hi"):
+        assert pv[key].tolist() == pg[key].tolist()
+    assert (pv["to_move"], pv["more"], pv["token_holder"]) == (pg["to_move"], pg["more"], pg["token_holder"])
+    a = kernel.rollout_values(**pv, n_rollouts=500, seed=1)
+    b = kernel.rollout_values(**pg, n_rollouts=500, seed=1)
+    assert (a == b).all()
+    # two determinizations: swap two opponents' hands (same sizes when they match)
+    others = [s for s in range(4) if s != view.seat]
+    swapped = list(true_hands)
+    x, y = next((p, q) for p in others for q in others
+                if p < q and len(true_hands[p]) == len(true_hands[q]))
+    swapped[x], swapped[y] = true_hands[y], true_hands[x]
+    two = kernel.position_from_view(view, [true_hands, swapped])
+    assert two["hands"].shape == (2, 4)
+    assert kernel.rollout_values(**two, n_rollouts=500, seed=1).shape == (4,)
+    with pytest.raises(ValueError, match="cards"):
+        kernel.position_from_view(view, [true_hands[0][:-1]] + true_hands[1:])
+
+
+def test_module_docstring_examples() -> None:
+    import doctest
+
+    failures, tried = doctest.testmod(kernel, optionflags=doctest.ELLIPSIS)
+    assert tried > 0 and failures == 0

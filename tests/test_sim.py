@@ -190,3 +190,12 @@ def test_bench_runs(capsys) -> None:
     assert code == 0 and "skipped" in out
     code, _, err = _run(capsys, "bench", "--deals", "0")
     assert code == 2 and "--deals" in err
+
+
+def test_module_docstring_examples() -> None:
+    import doctest
+
+    import ristiseiska.sim
+
+    failures, tried = doctest.testmod(ristiseiska.sim, optionflags=doctest.ELLIPSIS)
+    assert tried > 0 and failures == 0

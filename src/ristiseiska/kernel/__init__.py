@@ -29,6 +29,10 @@ Rollouts for search bots (:func:`rollout_values`)::
     >>> v.shape, bool(v.min() >= 0)
     ((4,), True)
 
+A search bot that samples the hidden hands from a seat's view (determinization) uses
+:func:`position_from_view` with one or several sampled deals instead of
+:func:`position_from_game`.
+
 The first call compiles (a few seconds, cached on disk afterwards); :func:`warm_up` does it
 on purpose.
 """
@@ -230,16 +234,30 @@ def play_deals(rules: Rules, players: int, seed: int, count: int, start: int = 0
                      dealt, moves if record else None, nmoves if record else None)
 
 
-def position_from_game(game: Any) -> dict[str, Any]:
-    """The arguments of :func:`rollout_values` for a :class:`~ristiseiska.game.Game`'s current
-    position with every hand known (a search bot puts sampled hands in ``hands`` instead)."""
-    table = game.table
+def _table_ends(table: Any) -> tuple[np.ndarray, np.ndarray]:
     lo = np.zeros(4, np.int64)
     hi = np.zeros(4, np.int64)
     for s in range(4):
         a, b = table.ends(s)
         if a is not None:
             lo[s], hi[s] = a, b
+    return lo, hi
+
+
+def hand_mask(cards: Sequence[Any]) -> int:
+    """The bitmask of a hand (cards or card texts)."""
+    from ..cards import parse_card
+
+    m = 0
+    for c in cards:
+        m |= 1 << int(c if isinstance(c, int) else parse_card(c))
+    return m
+
+
+def position_from_game(game: Any) -> dict[str, Any]:
+    """The arguments of :func:`rollout_values` for a :class:`~ristiseiska.game.Game`'s current
+    position with every hand known."""
+    lo, hi = _table_ends(game.table)
     return {
         "hands": np.array([game._hands[s] for s in range(game.n)], np.uint64),
         "lo": lo,
@@ -249,6 +267,39 @@ def position_from_game(game: Any) -> dict[str, Any]:
         "token_holder": game.token_holder,
         "rules": game.rules,
     }
+
+
+def position_from_view(view: Any, hands: Sequence[Sequence[Any]]) -> dict[str, Any]:
+    """The arguments of :func:`rollout_values` for the position a seat's view shows, with the
+    hidden hands filled in by the caller (determinization). ``hands`` is either one deal (a
+    card list per seat, the view's own hand included) or a list of such deals; several deals
+    are played in turn by the rollouts. Hand sizes are checked against the view."""
+    if not hands:
+        raise ValueError("no hands given")
+    deals = [hands] if _is_card_list(hands[0]) else hands
+    rows = []
+    for d in deals:
+        if len(d) != view.players:
+            raise ValueError(f"{len(d)} hands given for {view.players} players")
+        masks = [hand_mask(h) for h in d]
+        for s, m in enumerate(masks):
+            if m.bit_count() != view.hand_sizes[s]:
+                raise ValueError(f"seat {s} holds {view.hand_sizes[s]} cards, {m.bit_count()} given")
+        rows.append(masks)
+    lo, hi = _table_ends(view.table)
+    return {
+        "hands": np.array(rows, np.uint64),
+        "lo": lo,
+        "hi": hi,
+        "to_move": view.to_move,
+        "more": view.phase == "more",
+        "token_holder": view.token_holder,
+        "rules": view.rules,
+    }
+
+
+def _is_card_list(x: Any) -> bool:
+    return not x or isinstance(x[0], (int, str))
 
 
 def rollout_values(hands: Any, lo: Sequence[int], hi: Sequence[int], to_move: int,
@@ -276,6 +327,8 @@ def rollout_values(hands: Any, lo: Sequence[int], hi: Sequence[int], to_move: in
         raise ValueError(why)
     if n_rollouts < 1:
         raise ValueError("n_rollouts must be at least 1")
+    if (h == 0).any():
+        raise ValueError("a hand is empty: the deal is over (use its result)")
     params, values = rule_arrays(rules)
     out = np.zeros(n, np.float64)
     core.rollouts(np.ascontiguousarray(h), n, np.asarray(lo, np.int64).copy(),
@@ -295,5 +348,5 @@ def warm_up() -> None:
     rollout_values(**position_from_game(Game(rules, 4, seed=0)), n_rollouts=1, seed=0)
 
 
-__all__ = ["unsupported", "rule_arrays", "derive_seed", "KernelRun", "play_deals",
-           "position_from_game", "rollout_values", "warm_up"]
+__all__ = ["unsupported", "rule_arrays", "derive_seed", "KernelRun", "play_deals", "hand_mask",
+           "position_from_game", "position_from_view", "rollout_values", "warm_up"]
