@@ -335,9 +335,6 @@ def _check_event(game: Game, i: int, ev: Any) -> None:
     where = f"event {i}"
     if not isinstance(ev, dict):
         raise RecordError(f"{where} must be an object, not {_json_type(ev)}")
-    unknown = [k for k in ev if k not in EVENT_KEYS]
-    if unknown:
-        raise RecordError(f"{where} has an unknown key {unknown[0]!r} (known: {', '.join(EVENT_KEYS)})")
     kind = ev.get("type")
     if not isinstance(kind, str):
         raise RecordError(f"{where} 'type' must be an event type as text, not {_json_type(kind)}")
@@ -370,7 +367,13 @@ def _check_event(game: Game, i: int, ev: Any) -> None:
     done = game.events[-1].to_dict(game.rules.distinct_decks)
     if ev == done and all(type(v) is type(done[k]) for k, v in ev.items()):
         return  # the usual case, written by the engine itself
-    for key in EVENT_KEYS:
+    # Keys a variant's events add (the engine writes them) are known too.
+    unknown = [k for k in ev if k not in EVENT_KEYS and k not in done]
+    if unknown:
+        raise RecordError(
+            f"event {i} has an unknown key {unknown[0]!r} (known: {', '.join(EVENT_KEYS)})"
+        )
+    for key in (*EVENT_KEYS, *(k for k in done if k not in EVENT_KEYS)):
         got, want = ev.get(key), done.get(key)
         if key == "card" and isinstance(got, str) and want is not None:
             try:  # compare cards, not spellings ('h6' and 'H6' are the same card)
