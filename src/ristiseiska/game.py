@@ -395,7 +395,8 @@ class Game:
         """Apply ``move`` for the player to move. An illegal move raises
         :class:`IllegalMoveError` with the reason, and nothing changes."""
         legal = self._legal if self._legal is not None else self.legal_moves()
-        if move not in legal:
+        # A plain tuple can equal a Move; refuse it with a reason instead of failing later.
+        if move not in legal or not isinstance(move, Move):
             move = self._resolve(move, legal)
         self._moves.append(move)
         self._legal = None

@@ -1,0 +1,303 @@
+"""The default game (RULES.md §2) checked piece by piece: deal, opening, turn order, legal
+cards, closing cards, the token, the end, refusals with reasons, undo and copies."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from engine_kit import cards, drive, game_with, legal, push
+from ristiseiska.cards import CARDS, full_deck, parse_card
+from ristiseiska.game import Game, IllegalMoveError, SetupError, deal
+from ristiseiska.moves import Move, MoveError
+from ristiseiska.rules import Rules, RulesError, preset
+
+FAR = "A 2 3 10 J Q K".split()
+
+
+def far(suits: str = "CDHS") -> str:
+    return " ".join(s + r for s in suits for r in FAR)
+
+
+# -- deal --------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("n,dealer,sizes", [
+    (2, 0, [26, 26]),
+    (3, 0, [17, 18, 17]),
+    (3, 1, [17, 17, 18]),
+    (3, 2, [18, 17, 17]),
+    (4, 3, [13, 13, 13, 13]),
+    (5, 0, [10, 11, 11, 10, 10]),
+    (5, 4, [11, 11, 10, 10, 10]),
+    (8, 0, [6, 7, 7, 7, 7, 6, 6, 6]),
+])
+def test_uneven_hands_from_the_dealers_left(n: int, dealer: int, sizes: list[int]) -> None:
+    g = Game(Rules(), n, seed=11, dealer=dealer)
+    assert g.hand_sizes() == sizes
+    assert sorted(c for h in g.initial_hands for c in h) == full_deck()
+
+
+def test_deal_is_one_card_at_a_time_from_the_dealers_left() -> None:
+    hands, stock, table = deal(Rules(), 3, seed=4, dealer=1)
+    assert stock == [] and table == []
+    shuffled = full_deck()
+    random.Random(4).shuffle(shuffled)
+    assert hands[2][:2] == [shuffled[0], shuffled[3]]
+    assert hands[0][:2] == [shuffled[1], shuffled[4]]
+
+
+def test_seed_determines_the_deal() -> None:
+    a = Game(Rules(), 4, seed=123)
+    b = Game(Rules(), 4, seed=123)
+    c = Game(Rules(), 4, seed=124)
+    assert a.initial_hands == b.initial_hands != c.initial_hands
+
+
+# -- opening and turn order --------------------------------------------------------------------
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("dealer", [0, 2])
+def test_clubs_seven_opens_and_play_passes_left(seed: int, dealer: int) -> None:
+    g = Game(Rules(), 4, seed=seed, dealer=dealer)
+    assert g.to_move == g.holder_of("C7")
+    assert legal(g) == {"C7"}
+    rng = random.Random(seed)
+    while not g.is_over():
+        seat, phase = g.to_move, g.phase
+        m = rng.choice(g.legal_moves())
+        g.push(m)
+        if g.is_over():
+            break
+        if g.phase == "more":
+            assert g.to_move == seat  # the same player decides on the extra card
+        else:
+            assert g.to_move == (seat + 1) % 4, (phase, m)
+
+
+def test_two_decks_the_clubs_seven_nearest_the_dealers_left_opens() -> None:
+    r = preset("kaksi-pakkaa")
+    deck = full_deck(2)
+    c7a, c7b = CARDS[6], CARDS[58]
+    rest = [c for c in deck if c not in (c7a, c7b)]
+    hands: list[list] = [[], [c7a], [], [c7b]]
+    for i, c in enumerate(rest):
+        hands[i % 4].append(c)
+    for dealer, opener in ((0, 1), (1, 3), (2, 3), (3, 1)):
+        g = Game(r, 4, hands=hands, dealer=dealer)
+        assert g.to_move == opener
+        assert {m.card.kind for m in g.legal_moves()} == {6}
+        g.push(g.legal_moves()[0])
+        # The second seven of clubs is then like any other seven.
+        later = 3 if opener == 1 else 1
+        while g.to_move != later:
+            g.push(g.legal_moves()[0])
+        assert any(m.kind == "play" and m.card.kind == 6 for m in g.legal_moves())
+
+
+# -- legal cards -------------------------------------------------------------------------------
+
+def test_right_rank_wrong_suit_is_never_legal() -> None:
+    g = game_with(3, {0: "C7 " + far("C"), 1: "D6 D8 H6 " + far("D")}, rest=2)
+    push(g, "C7")
+    assert legal(g) == {"token"}  # a 6 and an 8, but not of clubs
+
+
+def test_five_not_before_eight() -> None:
+    g = game_with(2, {0: "C7 C6 C5", 1: "C8 D7 H7 S7 " + far("DHS")}, rest=0)
+    push(g, "C7", "D7", "C6", "H7")
+    assert g.to_move == 0
+    assert "C5" not in legal(g)
+    with pytest.raises(IllegalMoveError, match="C5 must wait until C8 is down"):
+        g.push_text("C5")
+    push(g, "S7" if "S7" in legal(g) else g.legal_moves()[0].text())
+    push(g, "C8")
+    assert "C5" in legal(g)
+
+
+def test_after_ace_low_the_low_pile_is_closed() -> None:
+    g = game_with(2, {0: "C7 C6 C8 C5 C4 C3 C2 CA", 1: far("DHS")}, rest=0)
+    for c in ["C7", "C6", "C8", "C5", "C4", "C3", "C2"]:
+        push(g, c)
+        if g.to_move == 1:
+            push(g, "token")
+    push(g, "CA")
+    assert g.table.is_closed(0, "low") and not g.table.is_closed(0, "high")
+    assert g.phase == "more"  # C9 follows C8
+
+
+# -- closing cards -----------------------------------------------------------------------------
+
+def test_closing_card_as_extra_card_gives_the_choice_again() -> None:
+    x = "C7 C6 C8 C5 C4 C3 C2 CA S7 S8 S6 S9 S10 SJ SQ SK D7 H7"
+    g = game_with(2, {0: x, 1: far("DH")}, rest=0)
+    for c in ["C7", "C6", "S7", "S6", "C8", "S8", "C5", "S9", "C4", "S10", "C3", "SJ", "C2",
+              "SQ"]:
+        push(g, c)
+        assert g.to_move == 1
+        push(g, "token")
+    assert g.to_move == 0
+    push(g, "CA")
+    assert g.phase == "more" and "SK" in legal(g) and "stop" in legal(g)
+    push(g, "SK")  # closing again: the choice repeats
+    assert g.phase == "more" and g.to_move == 0
+    assert {"D7", "H7", "stop"} <= legal(g)
+    push(g, "D7")  # an ordinary card ends the turn
+    assert g.to_move == 1
+
+
+def test_closing_card_with_nothing_more_to_play_just_ends_the_turn() -> None:
+    g = game_with(2, {0: "C7 C6 C5 C4 C3 C2 CA DK"}, rest=1)
+    drive(g, {0: ["C7", "C6", "C5", "C4", "C3", "C2"]},
+          until=lambda g: g.to_move == 0 and g.hand_size(0) == 2)
+    assert legal(g) == {"CA"}
+    push(g, "CA")
+    assert g.to_move == 1 and g.phase == "turn"
+    assert g.token_holder is None
+    assert g.events[-1].to_dict() == {"seat": 0, "type": "play", "card": "CA"}
+
+
+# -- the end -----------------------------------------------------------------------------------
+
+def test_nobody_moves_after_the_end() -> None:
+    g = game_with(3, {0: "C7 D7"}, rest=[1, 2])
+    push(g, "C7")
+    g.push(g.legal_moves()[0])
+    g.push(g.legal_moves()[0])
+    push(g, "D7")
+    assert g.is_over() and g.phase == "over" and g.legal_moves() == []
+    with pytest.raises(IllegalMoveError, match="the deal is over"):
+        g.push(Move("token"))
+    assert g.result is not None and g.result.out_order == (0,)
+    assert g.result.next_dealer == (g.dealer + 1) % 3
+
+
+# -- refusals with reasons ---------------------------------------------------------------------
+
+def e1_like():
+    # Seat 1 (Toni) holds H6 H5 H8 C4; after C7 H7 C6 C8 C5 it is Toni's turn.
+    g = game_with(4, {0: "C7 C5 D7 " + far("C"), 1: "H7 C4 H6 H5 H8 " + far("D"),
+                      2: "C6 " + far("H"), 3: "C8 D6 " + far("S")}, rest=3)
+    push(g, "C7", "H7", "C6", "C8", "C5")
+    assert g.to_move == 1
+    return g
+
+
+@pytest.mark.parametrize("text,reason", [
+    ("H5", "H5 cannot skip: H6 comes first"),
+    ("H8", "H8 must wait until H6 is down"),
+    ("D6", "D6 is not in your hand"),
+    ("SK", "SK is not in your hand"),
+    ("token", "you must play a card: you hold a playable card"),
+    ("stop", "you can stop only after a closing card"),
+    ("pass", "you hold a playable card, so you must play"),
+    ("ask", "you hold a playable card, so you must play"),
+    ("give:H6", "nobody has asked you for a card"),
+])
+def test_refusals_name_the_reason(text: str, reason: str) -> None:
+    g = e1_like()
+    before = (g.hand_sizes(), list(g.events), g.to_move, g.phase, g.token_holder, g.moves)
+    with pytest.raises(IllegalMoveError) as info:
+        g.push_text(text)
+    assert reason in str(info.value)
+    assert (g.hand_sizes(), list(g.events), g.to_move, g.phase, g.token_holder,
+            g.moves) == before
+
+
+def test_card_not_opened_yet_reason() -> None:
+    g2 = game_with(3, {0: "C7 " + far("C"), 1: "D6 D8 " + far("D")}, rest=2)
+    push(g2, "C7")
+    with pytest.raises(IllegalMoveError, match="D7 must be played before D6"):
+        g2.push_text("D6")
+
+
+def test_opening_card_reason() -> None:
+    g = game_with(3, {0: "C7 C6"}, rest=[1, 2])
+    with pytest.raises(IllegalMoveError, match="the deal opens with C7: it must be played first"):
+        g.push_text("C6")
+
+
+@pytest.mark.parametrize("bad", [
+    "C7", None, 5, ("play", CARDS[6], None, None, None), ("token",), Move("play", None),
+    Move("fly"),
+])
+def test_push_refuses_what_is_not_a_legal_move(bad) -> None:
+    g = game_with(3, {0: "C7 C6"}, rest=[1, 2])
+    with pytest.raises(IllegalMoveError):
+        g.push(bad)
+    assert g.moves == [] and g.events == [] and g.to_move == 0
+
+
+@pytest.mark.parametrize("text", ["", "xyz", "C7@2", "give:", "H0", "play"])
+def test_push_text_refuses_garbage_with_move_error(text: str) -> None:
+    g = game_with(3, {0: "C7 C6"}, rest=[1, 2])
+    with pytest.raises((MoveError, IllegalMoveError)):
+        g.push_text(text)
+    assert g.moves == []
+
+
+def test_parse_move_in_context_accepts_names() -> None:
+    g = game_with(3, {0: "C7 " + far("C"), 1: "D7 " + far("D")}, rest=2)
+    assert g.parse_move("ristiseiska") == Move.play(parse_card("C7"))
+    push(g, "♣7")
+    assert str(g.parse_move("ruutuseiska")) == "D7"
+    push(g, "7d")
+    assert g.events[-1].card == parse_card("D7")
+
+
+# -- set-up errors -----------------------------------------------------------------------------
+
+def test_setup_errors() -> None:
+    deck = full_deck()
+    with pytest.raises(SetupError, match="missing: SK"):
+        Game(Rules(), 2, hands=[deck[:26], deck[26:-1]])
+    with pytest.raises(SetupError, match="too many or unknown: C7"):
+        Game(Rules(), 2, hands=[deck[:26], deck[26:] + cards("C7")])
+    with pytest.raises(SetupError, match="3 hands given for 2 players"):
+        Game(Rules(), 2, hands=[deck[:20], deck[20:40], deck[40:]])
+    with pytest.raises(SetupError, match="dealer"):
+        Game(Rules(), 3, seed=1, dealer=3)
+    with pytest.raises(SetupError, match="names"):
+        Game(Rules(), 3, seed=1, names=["a", "b"])
+    with pytest.raises(RulesError, match="2–8 players, not 9"):
+        Game(Rules(), 9, seed=1)
+    with pytest.raises(RulesError, match="3–8 players, not 2"):
+        Game(preset("sjuan"), 2, seed=1)
+
+
+# -- undo and copies ---------------------------------------------------------------------------
+
+def test_pop_restores_and_copy_is_independent() -> None:
+    g = Game(Rules(), 4, seed=9)
+    rng = random.Random(9)
+    for _ in range(30):
+        g.push(rng.choice(g.legal_moves()))
+    snap = (g.hand_sizes(), [g.hand(s) for s in range(4)], list(g.events), g.to_move,
+            g.phase, g.token_holder, g.table.lo[:], g.table.hi[:])
+    c = g.copy()
+    m = rng.choice(g.legal_moves())
+    g.push(m)
+    assert g.pop() == m
+    assert (g.hand_sizes(), [g.hand(s) for s in range(4)], list(g.events), g.to_move,
+            g.phase, g.token_holder, g.table.lo[:], g.table.hi[:]) == snap
+    while not c.is_over():
+        c.push(c.legal_moves()[0])
+    assert (g.hand_sizes(), list(g.events), g.table.lo[:]) == (snap[0], snap[2], snap[6])
+    with pytest.raises(IndexError):
+        Game(Rules(), 4, seed=9).pop()
+
+
+# -- records of events and results -------------------------------------------------------------
+
+def test_event_and_result_dicts_have_the_record_keys() -> None:
+    g = game_with(3, {0: "C7 D7 H7 S7", 1: "SA SK S4"}, rest=2)
+    drive(g, {0: ["C7", "D7", "H7", "S7"]})
+    kinds = {e.type for e in g.events}
+    assert kinds == {"play", "token"}
+    assert g.events[0].to_dict() == {"seat": 0, "type": "play", "card": "C7"}
+    assert g.events[1].to_dict() == {"seat": 1, "type": "token"}
+    d = g.result.to_dict()
+    for key in ("winner", "card_points", "token_points", "points", "token_holder",
+                "out_order"):
+        assert key in d
+    assert d["winner"] == 0 and d["token_holder"] == 1 and d["points"][1] == 52
