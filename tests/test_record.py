@@ -560,3 +560,17 @@ def test_cli_show_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     assert main(["replay", str(p), str(p)]) == 2
     assert main(["replay", str(tmp_path / "none.jsonl")]) == 2
     assert "cannot read" in capsys.readouterr().err
+
+
+def test_cli_check_reads_standard_input(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    import io
+    import sys
+
+    bad = record_of(seed=3)
+    bad["events"][0]["seat"] = (bad["events"][0]["seat"] + 1) % 4
+    data = (dumps_record(record_of(seed=2)) + "\n" + dumps_record(bad) + "\n").encode()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+    assert main(["replay", "--check", "-"]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("-:2: event 0 (play C7 by seat ")
+    assert out[-1] == "2 records checked, 1 bad"
