@@ -278,6 +278,8 @@ def setup_game(rec: Mapping[str, Any], verify_seed: bool = False) -> Game:
         game = Game(rules, n, seed=seed, dealer=dealer, hands=hands, stock=stock, names=players)
     except (SetupError, RulesError, CardError) as e:
         raise RecordError(f"hands: {e}") from None
+    except (ValueError, TypeError, LookupError, AssertionError) as e:  # an engine bug
+        raise RecordError(f"the engine failed to set up this deal ({type(e).__name__}: {e})") from None
     for seat, (h, w) in enumerate(zip(hands, want_hands, strict=True)):
         if len(h) != len(w):
             raise RecordError(
