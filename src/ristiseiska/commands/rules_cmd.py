@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ristiseiska.rules import Rules
 
 HELP = "explain the rules of a preset or a house-rule file in Finnish or English"
 DESCRIPTION = (
@@ -21,7 +25,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="also print the table of every rule option, its value and meaning")
 
 
-def _load(args: argparse.Namespace):  # -> Rules
+def _load(args: argparse.Namespace) -> Rules:
     from ristiseiska.cli import CliError
     from ristiseiska.rules import RulesError, load_rules_toml, preset
 
@@ -40,7 +44,7 @@ def _load(args: argparse.Namespace):  # -> Rules
         raise CliError(str(e)) from None
 
 
-def option_table(rules, lang: str) -> str:  # rules: Rules
+def option_table(rules: Rules, lang: str) -> str:
     """The ``--options`` table as Markdown."""
     from ristiseiska.explain import option_rows
     from ristiseiska.i18n import t

@@ -190,8 +190,9 @@ def describe_event(event: Mapping[str, Any] | Any, names: Sequence[str] | None =
     ev = _event_dict(event)
     kind = str(ev.get("type", ""))
     name = player_name(ev.get("seat"), names, lang)
-    raw_card = ev.get("card")
-    card = _as_card(raw_card) if raw_card is not None else None
+    raw = ev.get("card")
+    raw_card: Card | str = raw if isinstance(raw, Card) else str(raw)
+    card = _as_card(raw_card) if raw is not None else None
     kw: dict[str, Any] = {"name": name}
     if card is not None:
         kw["card"] = card_name(raw_card, lang, "acc")
@@ -206,7 +207,8 @@ def describe_event(event: Mapping[str, Any] | Any, names: Sequence[str] | None =
             return t("core.event.play_hidden", lang, **kw)
         as_card = ev.get("as")
         if card.is_joker and as_card is not None:
-            kw["as_card"] = card_name(as_card, lang, "acc")
+            kw["as_card"] = card_name(as_card if isinstance(as_card, Card) else str(as_card),
+                                      lang, "acc")
             text = t("core.event.play_joker", lang, **kw)
         else:
             text = t("core.event.play", lang, **kw)
@@ -237,7 +239,7 @@ def describe_move(move: Move | str, lang: str = DEFAULT_LANG) -> str:
         try:
             move = parse_move(move)
         except MoveError:
-            return move
+            return str(move)
     kind = move.kind
     if kind == "play" and move.card is not None:
         kw: dict[str, Any] = {"card": card_name(move.card, lang, "nom")}
