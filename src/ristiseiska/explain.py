@@ -143,8 +143,10 @@ def explain_rules(rules: Rules, lang: str = "fi") -> str:
         return _cap(text) if lang == "fi" else text
 
     base_name, base = _base_of(r)
-    title = preset_title(base_name, lang) if base_name else t("core.explain.house_title", lang)
-    out.append("# " + t("core.explain.title", lang, title=title))
+    if base_name:
+        out.append("# " + t("core.explain.title", lang, title=preset_title(base_name, lang)))
+    else:
+        out.append("# " + t("core.explain.house_title", lang))
     if base_name:
         add("core.explain.preset", preset=base_name, summary=preset_summary(base_name, lang))
     diff = r.differences(base)
