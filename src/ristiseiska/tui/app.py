@@ -164,7 +164,7 @@ class DealOver(ModalScreen[bool]):
         with Vertical():
             head = t("tui.over.deal", lang, n=s.deal_index)
             yield Label(Text(head, style="bold"))
-            yield Static("\n".join(_result_text(s)))
+            yield Static("\n".join(s.last_result_lines))
             yield Static(render_sheet(s.names, s.results, lang, s.rules.uses_chips))
             if s.match_over:
                 winners = ", ".join(s.names[i] for i in s.winners)
@@ -188,13 +188,6 @@ class DealOver(ModalScreen[bool]):
 def _preset_title(name: str, lang: str) -> str:
     title = t(f"core.preset_title.{name}", lang)
     return name if title.startswith("core.") else f"{title} ({name})"
-
-
-def _result_text(s: Session) -> list[str]:
-    from ..i18n import result_lines
-
-    r = s.results[-1]
-    return result_lines(r, s.names, s.lang)
 
 
 # --- set-up -----------------------------------------------------------------------------------------
@@ -425,7 +418,7 @@ class GameScreen(Screen[None]):
         if view.phase == "give":
             return t("tui.prompt.give", lang, name=s.names[s.game.turn_seat])
         if view.phase == "more":
-            return t("tui.prompt.more", lang)
+            return t("tui.prompt.more_multi" if s.rules.multi_play else "tui.prompt.more", lang)
         if not cards and others:
             return t("tui.prompt.forced", lang, move=describe_move(others[0], lang))
         if others:

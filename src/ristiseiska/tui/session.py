@@ -266,6 +266,7 @@ class Session:
         self.log: list[LogLine] = []
         self.records_path: Path | None = None
         self.record_error: str | None = None
+        self.last_result_lines: list[str] = []
         self._replaying = False
         self._started = time.strftime("%Y%m%d-%H%M%S")
         self.game: Game = self._start_deal()
@@ -479,9 +480,13 @@ class Session:
         self.match.add_result(g.result)
         from ..i18n import result_lines
 
-        texts = result_lines(g.result, self.names, self.lang)
+        # A line that is still a catalog key (a reason the catalog does not know yet) says
+        # nothing to a player: leave it out.
+        texts = [x for x in result_lines(g.result, self.names, self.lang)
+                 if not x.startswith(("core.", "tui."))]
         if g.result.winner == HUMAN and texts:
             texts[0] = _t("tui.result.you_won", self.lang)
+        self.last_result_lines = texts
         lines = [LogLine(x, None, "result") for x in texts]
         if not self._replaying:
             self._write_record(g)
