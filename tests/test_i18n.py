@@ -507,3 +507,13 @@ def test_jokers_are_named():
     assert card_name(JOKERS[0], "fi") == "jokeri"
     assert describe_move(Move.play(JOKERS[0], as_=parse_card("C5")), "en") == \
         "Play the joker as the five of clubs"
+
+
+def test_rules_command_html_and_explain_html(capsys):
+    from ristiseiska.explain import explain_rules_html, markdown_to_html
+
+    assert main(["rules", "--preset", "ristiseiska", "--format", "html", "--options"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("<h1>Säännöt: Ristiseiska</h1>") and "<table>" in out
+    assert "<h2>" in explain_rules_html(preset("sjuan"), "en")
+    assert "<script>" not in markdown_to_html("<script>alert(1)</script>")

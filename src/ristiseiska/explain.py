@@ -311,6 +311,19 @@ def explain_rules(rules: Rules, lang: str = "fi") -> str:
     return "\n\n".join(out) + "\n"
 
 
+def markdown_to_html(text: str) -> str:
+    """Our Markdown as an HTML fragment for the browser (raw HTML in the text is escaped).
+    markdown-it-py comes with rich, a dependency already."""
+    from markdown_it import MarkdownIt
+
+    return str(MarkdownIt("commonmark", {"html": False}).enable("table").render(text))
+
+
+def explain_rules_html(rules: Rules, lang: str = "fi") -> str:
+    """:func:`explain_rules` as an HTML fragment (headings, paragraphs, lists)."""
+    return markdown_to_html(explain_rules(rules, lang))
+
+
 def option_rows(rules: Rules, lang: str = "fi") -> list[tuple[str, str, str]]:
     """Every option as ``(name, value in words, one-line meaning)``, for ``--options``."""
     rows = []
@@ -319,5 +332,5 @@ def option_rows(rules: Rules, lang: str = "fi") -> list[tuple[str, str, str]]:
     return rows
 
 
-__all__ = ["explain_rules", "option_label", "option_help", "option_value_label", "option_rows",
+__all__ = ["explain_rules", "explain_rules_html", "markdown_to_html", "option_label", "option_help", "option_value_label", "option_rows",
            "preset_title", "preset_summary", "RulesError"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -23,6 +24,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--lang", default="fi", help="language: fi (default) or en")
     p.add_argument("--options", action="store_true",
                    help="also print the table of every rule option, its value and meaning")
+    p.add_argument("--format", choices=("auto", "markdown", "html"), default="auto",
+                   help="auto: formatted on a terminal, Markdown when piped (default); "
+                        "markdown; or an HTML fragment")
 
 
 def _load(args: argparse.Namespace) -> Rules:
@@ -74,5 +78,16 @@ def run(args: argparse.Namespace) -> int:
     text = explain_rules(rules, lang)
     if args.options:
         text += "\n" + option_table(rules, lang)
-    print(text, end="")
+    fmt = getattr(args, "format", "markdown")
+    if fmt == "html":
+        from ristiseiska.explain import markdown_to_html
+
+        print(markdown_to_html(text), end="")
+    elif fmt == "auto" and sys.stdout.isatty():
+        from rich.console import Console
+        from rich.markdown import Markdown
+
+        Console().print(Markdown(text))
+    else:
+        print(text, end="")
     return 0
