@@ -12,7 +12,7 @@ from importlib import resources
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from ristiseiska import i18n
@@ -409,7 +409,7 @@ def test_explain_lists_house_rule_changes(lang):
     assert t("core.explain.changes_default", lang) in nameless
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(st.sampled_from(preset_names()), st.data())
 def test_explain_rules_any_valid_house_rules(name, data):
     base = preset(name)
@@ -417,15 +417,30 @@ def test_explain_rules_any_valid_house_rules(name, data):
     for opt in data.draw(st.lists(st.sampled_from(sorted(CHOICES)), max_size=3, unique=True)):
         changes[opt] = data.draw(st.sampled_from(sorted(CHOICES[opt])))
     changes["token_value"] = data.draw(st.integers(0, 99))
+    for opt in data.draw(st.lists(st.sampled_from(
+            ["extra_move", "multi_play", "first_round_pass", "stock", "distinct_decks", "ante",
+             "short_hand_chip", "pay_per_card"]), max_size=3, unique=True)):
+        changes[opt] = data.draw(st.booleans())
+    if data.draw(st.booleans()):
+        center = data.draw(st.integers(2, 12))
+        changes.update(center=center, opening=data.draw(st.sampled_from(
+            ["any", "CDHS"[data.draw(st.integers(0, 3))] + {11: "J", 12: "Q"}.get(center, str(center))])))
+    changes["decks"] = data.draw(st.sampled_from([base.decks, 1, 2]))
+    changes["jokers"] = data.draw(st.sampled_from([base.jokers, 0, 1, 2]))
+    changes["match_deals"] = data.draw(st.sampled_from([base.match_deals, 0, 1, 7]))
+    changes["match_target"] = data.draw(st.sampled_from([base.match_target, 0, 150]))
     try:
         r = base.replace(**changes)
     except ValueError:
+        event("refused")
         return  # a combination the engine refuses
     for lang in LANGS:
         text = explain_rules(r, lang)
         assert "{" not in text and "core." not in text
         for opt in r.differences(base):
             assert option_label(opt, lang) in text
+        if r.center != 7 and r.layout == "rows":
+            assert f"({r.center if r.center <= 10 else 'JQ'[r.center - 11]})" in text
 
 
 def test_option_rows_cover_every_option():
