@@ -73,4 +73,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    # Under `python -m`, this file is __main__: use the package's module so that the commands'
+    # CliError is the class main() catches.
+    from ristiseiska.cli import main as _main
+
+    sys.exit(_main())
