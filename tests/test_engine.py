@@ -301,3 +301,141 @@ def test_event_and_result_dicts_have_the_record_keys() -> None:
                 "out_order"):
         assert key in d
     assert d["winner"] == 0 and d["token_holder"] == 1 and d["points"][1] == 52
+
+
+# -- an independent oracle for the turn variants ----------------------------------------------
+# Legality and turn flow recomputed from scratch from the public history, for every rule set of
+# this issue (one deck, centre 7, ace low), and compared with the engine at every step.
+
+def _oracle_legal_ranks(down: set[int], order: str) -> set[int]:
+    c = 7
+    if not down:
+        return {c}
+    out = set()
+    for r in range(1, 14):
+        if r in down:
+            continue
+        if order == "both":
+            ok = r in (c - 1, c + 1) or (r < c - 1 and r + 1 in down) or (
+                r > c + 1 and r - 1 in down)
+        else:
+            first, second = (c - 1, c + 1) if order == "low-first" else (c + 1, c - 1)
+            if r == first:
+                ok = True
+            elif r == second:
+                ok = first in down
+            else:
+                ok = first in down and second in down and (
+                    (r < c and r + 1 in down) or (r > c and r - 1 in down))
+        if ok:
+            out.add(r)
+    return out
+
+
+def _oracle_down(g: Game) -> dict[int, set[int]]:
+    down: dict[int, set[int]] = {s: set() for s in range(4)}
+    for c in g.initial_table:
+        down[c.suit].add(c.rank)
+    for e in g.events:
+        if e.type == "play":
+            down[e.card.suit].add(e.card.rank)
+    return down
+
+
+def _oracle_plays(g: Game, seat: int) -> set[str]:
+    down = _oracle_down(g)
+    hand = g.hand(seat)
+    if not any(down.values()) and g.rules.opening != "any":
+        return {str(c) for c in hand if str(c) == g.rules.opening}
+    return {str(c) for c in hand if c.rank in _oracle_legal_ranks(down[c.suit], g.rules.order)}
+
+
+def _oracle_expected(g: Game) -> set[str]:
+    r = g.rules
+    seat = g.to_move
+    if g.phase == "give":
+        return {f"give:{c}" for c in g.hand(seat)}
+    anything_down = any(_oracle_down(g).values())
+    plays = _oracle_plays(g, seat)
+    if g.phase == "more":
+        return plays | {"stop"}
+    if plays:
+        ranks = {parse_card(p).rank for p in plays}
+        hoard = {
+            "none": False,
+            "any-with-penalty": True,
+            "sevens-sixes-eights": ranks <= {6, 7, 8},
+            "all-but-sevens": 7 not in ranks,
+        }[r.hoarding]
+        return plays | ({"token"} if hoard and anything_down else set())
+    if r.stock and g.stock:
+        return {"draw"}
+    if r.failure != "ask":
+        return {r.failure}
+    # Asking: a first turn passes; otherwise the previous player holding two or more cards.
+    earlier_turn = any(e.seat == seat and e.type != "give" for e in g.events)
+    if r.first_round_pass and not earlier_turn:
+        return {"pass"}
+    sizes = g.hand_sizes()
+    if not any(sizes[(seat - k) % g.n] >= 2 for k in range(1, g.n)):
+        return {"pass"}
+    return {"ask"}
+
+
+def _oracle_next(g: Game, seat: int, move: Move, was_out: bool) -> tuple[int, str] | None:
+    """Where the turn goes after ``seat`` made ``move`` (None: the deal ended)."""
+    r = g.rules
+    if g.is_over():
+        return None
+    sizes = g.hand_sizes()
+    if move.kind == "ask":
+        giver = next((seat - k) % g.n for k in range(1, g.n) if sizes[(seat - k) % g.n] >= 2)
+        return giver, "give"
+    if move.kind == "play" and not was_out:
+        closing = move.card.rank in (1, 13)
+        if r.multi_play or (closing and r.extra_move):
+            if _oracle_plays(g, seat):  # only if a card still fits
+                return seat, "more"
+    turn_seat = g.events[-1].other if move.kind == "give" else seat
+    nxt = (turn_seat + 1) % g.n
+    while sizes[nxt] == 0:
+        nxt = (nxt + 1) % g.n
+    return nxt, "turn"
+
+
+ORACLE_RULES = [
+    preset("ristiseiska"), preset("ristiseiska-pyynto"), preset("ristiseiska-pantti25"),
+    preset("wikipedia"), preset("sjuan"), preset("fan-tan"), preset("kahdestaan-pakka"),
+    Rules(order="high-first"), Rules(multi_play=True), Rules(extra_move=False),
+    Rules(end="last-left"), Rules(hoarding="sevens-sixes-eights"),
+    Rules(hoarding="all-but-sevens"), Rules(hoarding="any-with-penalty"),
+    Rules(failure="ask", end="last-left", first_round_pass=False),
+    Rules(failure="pass", order="both", multi_play=True),
+]
+
+
+@pytest.mark.parametrize("rules", ORACLE_RULES, ids=[
+    r.name or ",".join(f"{k}={v}" for k, v in r.differences().items()) for r in ORACLE_RULES])
+@pytest.mark.parametrize("seed", range(4))
+def test_engine_agrees_with_an_independent_oracle(rules: Rules, seed: int) -> None:
+    n = rules.min_players + seed % (min(rules.max_players, 6) - rules.min_players + 1)
+    g = Game(rules, n, seed=seed, dealer=seed % n)
+    rng = random.Random(seed)
+    while not g.is_over():
+        assert legal(g) == _oracle_expected(g), (len(g.moves), g.phase)
+        seat = g.to_move
+        move = rng.choice(g.legal_moves())
+        g.push(move)
+        was_out = move.kind == "play" and g.hand_size(seat) == 0
+        if was_out and rules.end == "first-out":
+            assert g.is_over()
+            break
+        expected = _oracle_next(g, seat, move, was_out)
+        if expected is None:
+            assert g.is_over()
+            break
+        assert (g.to_move, g.phase) == expected, (move, len(g.moves))
+    res = g.result
+    assert res is not None
+    if res.end == "out":
+        assert res.winner == g.events[-1].seat and g.hand_size(res.winner) == 0
