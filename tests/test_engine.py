@@ -421,10 +421,13 @@ def test_engine_agrees_with_an_independent_oracle(rules: Rules, seed: int) -> No
     n = rules.min_players + seed % (min(rules.max_players, 6) - rules.min_players + 1)
     g = Game(rules, n, seed=seed, dealer=seed % n)
     rng = random.Random(seed)
+    hoarded = [0] * n
     while not g.is_over():
         assert legal(g) == _oracle_expected(g), (len(g.moves), g.phase)
         seat = g.to_move
         move = rng.choice(g.legal_moves())
+        if move.kind == "token" and _oracle_plays(g, seat):
+            hoarded[seat] += 1
         g.push(move)
         was_out = move.kind == "play" and g.hand_size(seat) == 0
         if was_out and rules.end == "first-out":
@@ -439,3 +442,47 @@ def test_engine_agrees_with_an_independent_oracle(rules: Rules, seed: int) -> No
     assert res is not None
     if res.end == "out":
         assert res.winner == g.events[-1].seat and g.hand_size(res.winner) == 0
+    _check_result_with_oracle(g, hoarded)
+
+
+def _check_result_with_oracle(g: Game, hoarded: list[int]) -> None:
+    r = g.rules
+    res = g.result
+    assert res is not None
+    n = g.n
+    hands = [g.hand(s) for s in range(n)]
+    tokens = [e.seat for e in g.events if e.type == "token"]
+    holder = tokens[-1] if tokens else None
+    assert res.token_holder == holder
+
+    def value(c) -> int:
+        if r.card_values == "one":
+            return 1
+        if c.rank == 1:
+            return 14 if r.card_values == "ace14" else 1
+        return c.rank
+
+    if r.failure == "chip":
+        sizes = [len(h) for h in g.initial_hands]
+        paid = [(1 if r.ante else 0) + (1 if r.short_hand_chip and sizes[s] < max(sizes) else 0)
+                + sum(1 for e in g.events if e.type == "chip" and e.seat == s)
+                for s in range(n)]
+        net = paid[:]
+        if res.winner is not None:
+            net[res.winner] -= sum(paid)
+            if r.pay_per_card:
+                for s in range(n):
+                    if s != res.winner:
+                        net[s] += len(hands[s])
+                        net[res.winner] -= len(hands[s])
+        assert res.chips == tuple(net) and res.points == tuple(net)
+        return
+    if r.end == "last-left" and r.last_left_scoring == "losses":
+        expected = [1 if hands[s] else 0 for s in range(n)]
+    else:
+        expected = [sum(value(c) for c in hands[s])
+                    + (r.token_value if r.failure == "token" and s == holder and hands[s] else 0)
+                    for s in range(n)]
+    pen = [h * r.hoarding_penalty if r.hoarding == "any-with-penalty" else 0 for h in hoarded]
+    assert list(res.penalty_points) == pen
+    assert list(res.points) == [e + p for e, p in zip(expected, pen, strict=True)]
