@@ -221,25 +221,32 @@ def _simulate_python(summary: SimSummary, games: int, records: IO[str] | None,
 
 def _simulate_kernel(summary: SimSummary, games: int, records: IO[str] | None,
                      progress: Callable[[int], None] | None, names: list[str] | None) -> None:
-    from .kernel import play_deals
+    from .kernel import max_moves, play_deals
     from .record import dumps_record
 
     rules, n, seed = summary.rules, summary.players, summary.seed
-    chunk = KERNEL_RECORD_CHUNK if records is not None else KERNEL_CHUNK
+    if records is not None:  # move lists take memory: about 16 MB of them per call at most
+        chunk = max(1, min(KERNEL_RECORD_CHUNK, 8_000_000 // max_moves(rules, n)))
+    else:
+        chunk = KERNEL_CHUNK
     uses_token = rules.uses_token
     for start in range(0, games, chunk):
         count = min(chunk, games - start)
         run = play_deals(rules, n, seed, count, start=start, record=records is not None)
-        pts = run.points()
         summary.deals += count
-        for s, total in enumerate(pts.sum(axis=0).tolist()):
+        for s, total in enumerate(run.points().sum(axis=0).tolist()):
             summary.points[s] += int(total)
         for s in range(n):
             summary.wins[s] += int((run.winners == s).sum())
             if uses_token:
                 summary.token_end[s] += int((run.holders == s).sum())
+        summary.no_winner += int((run.winners < 0).sum())
+        summary.stalled += int((run.ends == 1).sum())
         if uses_token:
-            summary.token_paid += int(((run.holders >= 0) & (run.holders != run.winners)).sum())
+            summary.token_paid += int((run.token_points() > 0).any(axis=1).sum())
+        if summary.chips is not None:
+            for s, total in enumerate(run.chips.sum(axis=0).tolist()):
+                summary.chips[s] += int(total)
         if records is not None:
             for rec in run.records(names):
                 records.write(dumps_record(rec) + "\n")

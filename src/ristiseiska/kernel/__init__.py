@@ -1,16 +1,21 @@
 """A compiled random-play kernel (numba) for fast simulation and for search bots' rollouts.
 
-It plays the single-deck row games with random legal moves (every choice uniform over the
-legal moves, stopping included) on ``uint64`` bitboards. Rules it knows (:func:`unsupported`
-tells why a rule set is outside them):
+It plays one-deck row games with random legal moves (every choice uniform over the legal
+moves: stopping, hoarding and the card to give included) on ``uint64`` bitboards. Rules it
+knows (:func:`unsupported` tells why a rule set is outside them):
 
-* one deck, no jokers, no stock, centre 7, ace low, layout ``rows``;
-* opening by any seven (``C7`` by default, ``H7`` in Sjuan);
-* order ``low-first``, ``high-first`` or ``both``;
-* extra move after an ace or a king on or off (no ``multi_play``);
-* a player who cannot play takes the token (``token``) or passes (``pass``); no hoarding;
-* card values ``ace14``, ``ace1`` or ``one``; any token value;
-* the deal ends when the first player goes out; 2–8 players.
+* one deck, no jokers, no stock, layout ``rows``, any centre rank, ace ``low`` or ``high``
+  (not ``first-decides``), the deal ends when the first player goes out, 2–8 players;
+* opening by a named centre card (``C7``, ``H7``, ``C8``) or by any centre card (``any``);
+* order ``low-first``, ``high-first`` or ``both``; the extra move after a closing card on or
+  off; several cards a turn (``multi_play``);
+* a player who cannot play takes the token, passes, asks a card (with or without the
+  first-round pass) or pays a chip (ante, short-hand chip and pay-per-card included);
+  every hoarding rule with its penalty; the stall limit;
+* every card-value scheme and token value.
+
+That covers the presets ``ristiseiska``, ``ristiseiska-pyynto``, ``ristiseiska-pantti25``,
+``wikipedia``, ``sjuan``, ``fan-tan`` and ``ristikasi``.
 
 Deals of a run: deal ``i`` of a run with seed ``S`` uses the random stream
 ``derive_seed(S, i)`` for the shuffle and the play, and the dealer ``(first_dealer + i) % n``,
@@ -20,7 +25,6 @@ are not the Python engine's deals for the same seed; records of kernel deals car
 
 Rollouts for search bots (:func:`rollout_values`)::
 
-    >>> import numpy as np
     >>> from ristiseiska import Game, Rules
     >>> from ristiseiska.kernel import position_from_game, rollout_values
     >>> g = Game(Rules(), players=4, seed=1)
@@ -33,7 +37,7 @@ A search bot that samples the hidden hands from a seat's view (determinization) 
 :func:`position_from_view` with one or several sampled deals instead of
 :func:`position_from_game`.
 
-The first call compiles (a few seconds, cached on disk afterwards); :func:`warm_up` does it
+The first call compiles (several seconds, cached on disk afterwards); :func:`warm_up` does it
 on purpose.
 """
 
@@ -46,12 +50,17 @@ from typing import Any
 import numpy as np
 
 from ..cards import CARDS, sort_key
-from ..rules import Rules
+from ..rules import PRESETS, Rules
 from . import core
-from .core import FAIL, MAX_MOVES, SEAT_SHIFT, STOP
+from .core import ASK, CHIP, GIVE, PASS, SEAT_SHIFT, STOP, TOKEN
 
 _ORDERS = {"low-first": core.ORDER_LOW_FIRST, "high-first": core.ORDER_HIGH_FIRST,
            "both": core.ORDER_BOTH}
+_FAILURES = {"pass": core.FAIL_PASS, "token": core.FAIL_TOKEN, "ask": core.FAIL_ASK,
+             "chip": core.FAIL_CHIP}
+_HOARDS = {"none": core.HOARD_NONE, "sevens-sixes-eights": core.HOARD_678,
+           "all-but-sevens": core.HOARD_NOT_7, "any-with-penalty": core.HOARD_ANY}
+_ENDS = ("out", "stall", "broken")
 M64 = (1 << 64) - 1
 
 
@@ -62,13 +71,11 @@ def unsupported(rules: Rules, players: int | None = None) -> str | None:
         (rules.jokers == 0, "jokers"),
         (not rules.stock, "the stock game"),
         (rules.layout == "rows", f"layout={rules.layout}"),
-        (rules.center == 7, f"center={rules.center}"),
-        (rules.ace == "low", f"ace={rules.ace}"),
-        (rules.opening != "any" and rules.opening[1:] == "7", f"opening={rules.opening}"),
-        (not rules.multi_play, "multi_play"),
-        (rules.failure in ("token", "pass"), f"failure={rules.failure}"),
-        (rules.hoarding == "none", f"hoarding={rules.hoarding}"),
+        (rules.ace in ("low", "high"), f"ace={rules.ace}"),
         (rules.end == "first-out", f"end={rules.end}"),
+        (rules.failure in _FAILURES, f"failure={rules.failure}"),
+        (rules.hoarding in _HOARDS, f"hoarding={rules.hoarding}"),
+        (rules.order in _ORDERS, f"order={rules.order}"),
         (rules.card_values in ("ace14", "ace1", "one"), f"card_values={rules.card_values}"),
     ]
     for ok, what in checks:
@@ -79,24 +86,39 @@ def unsupported(rules: Rules, players: int | None = None) -> str | None:
             return f"the kernel plays 2–8 players, not {players}"
         if not rules.min_players <= players <= rules.max_players:
             return f"these rules are for {rules.min_players}–{rules.max_players} players, not {players}"
-        # A stall needs a full round of players who cannot play, which forced play with every
-        # card in some hand cannot produce; a shorter limit could end a deal, so leave it.
-        if rules.stall_turns < players:
-            return f"stall_turns={rules.stall_turns} below the number of players"
     return None
 
 
-def rule_arrays(rules: Rules) -> tuple[np.ndarray, np.ndarray]:
-    """``(params, values)`` for the compiled functions."""
+def _line(rules: Rules) -> list[int]:
+    """Rank offsets (rank - 1) along a suit's line, low end first (Table's line)."""
+    ranks = list(range(1, 14)) if rules.ace == "low" else list(range(2, 14)) + [1]
+    return [r - 1 for r in ranks]
+
+
+def rule_arrays(rules: Rules) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(params, line, pos_of, values)`` for the compiled functions."""
     why = unsupported(rules)
     if why:
         raise ValueError(why)
+    line = _line(rules)
+    pos_of = [0] * 13
+    for p, off in enumerate(line):
+        pos_of[off] = p + 1
     params = np.zeros(core.N_PARAMS, np.int64)
-    params[core.P_TOKEN_VALUE] = rules.token_value if rules.failure == "token" else 0
+    params[core.P_TOKEN_VALUE] = rules.token_value
     params[core.P_EXTRA_MOVE] = int(rules.extra_move)
     params[core.P_ORDER] = _ORDERS[rules.order]
-    params[core.P_TOKEN] = int(rules.failure == "token")
-    params[core.P_OPENING] = int(CARDS[_card_id(rules.opening)])
+    params[core.P_FAILURE] = _FAILURES[rules.failure]
+    params[core.P_OPENING] = -1 if rules.opening == "any" else _card_id(rules.opening)
+    params[core.P_CENTER] = pos_of[rules.center - 1]
+    params[core.P_MULTI] = int(rules.multi_play)
+    params[core.P_HOARD] = _HOARDS[rules.hoarding]
+    params[core.P_HOARD_PENALTY] = rules.hoarding_penalty
+    params[core.P_FIRST_ROUND_PASS] = int(rules.first_round_pass)
+    params[core.P_STALL] = rules.stall_turns
+    params[core.P_PAY_PER_CARD] = int(rules.pay_per_card)
+    params[core.P_ANTE] = int(rules.ante)
+    params[core.P_SHORT_CHIP] = int(rules.short_hand_chip)
     values = np.zeros(52, np.int64)
     for c in range(52):
         rank = c % 13 + 1
@@ -106,7 +128,20 @@ def rule_arrays(rules: Rules) -> tuple[np.ndarray, np.ndarray]:
             values[c] = 14 if rules.card_values == "ace14" else 1
         else:
             values[c] = rank
-    return params, values
+    return params, np.array(line, np.int64), np.array(pos_of, np.int64), values
+
+
+def max_moves(rules: Rules, players: int) -> int:
+    """A bound on the number of moves of one deal (the size of a recorded move list).
+
+    Without asking or hoarding, between two cards played at most ``players - 1`` turns pass
+    without a card (a full round of them is impossible while every card is in some hand);
+    otherwise the stall limit bounds them, and an ask takes two moves."""
+    if rules.failure != "ask" and rules.hoarding == "none":
+        gap = min(players, rules.stall_turns)
+    else:
+        gap = 2 * rules.stall_turns
+    return 52 * (gap + 2) + gap + 8
 
 
 def _card_id(text: str) -> int:
@@ -129,11 +164,16 @@ class KernelRun:
     seed: int
     start: int
     first_dealer: int
-    card_points: np.ndarray  # (count, n)
-    winners: np.ndarray  # (count,)
+    card_points: np.ndarray  # (count, n); zero under chip rules, as in the engine
+    token_part: np.ndarray  # (count, n)
+    penalties: np.ndarray  # (count, n)
+    chips: np.ndarray  # (count, n) net chips paid (chip rules; the winner's is negative)
+    total: np.ndarray  # (count, n) the points on the score sheet
+    winners: np.ndarray  # (count,) seat, or -1 (a stalled deal)
+    ends: np.ndarray  # (count,) 0 out, 1 stall
     holders: np.ndarray  # (count,) token holder at the end, -1 for none
     dealt: np.ndarray  # (count, n) uint64 hands as dealt
-    moves: np.ndarray | None  # (count, MAX_MOVES) int16: seat * SEAT_SHIFT + code
+    moves: np.ndarray | None  # (count, max_moves) int16: seat * SEAT_SHIFT + code
     nmoves: np.ndarray | None
 
     @property
@@ -141,15 +181,10 @@ class KernelRun:
         return int(self.winners.shape[0])
 
     def token_points(self) -> np.ndarray:
-        tp = np.zeros_like(self.card_points)
-        if self.rules.failure == "token":
-            rows = np.nonzero((self.holders >= 0) & (self.holders != self.winners))[0]
-            tp[rows, self.holders[rows]] = self.rules.token_value
-        return tp
+        return self.token_part
 
     def points(self) -> np.ndarray:
-        total: np.ndarray = self.card_points + self.token_points()
-        return total
+        return self.total
 
     def dealer(self, d: int) -> int:
         return (self.first_dealer + self.start + d) % self.players
@@ -162,7 +197,6 @@ class KernelRun:
 
     def record(self, d: int, names: Sequence[str] | None = None) -> dict[str, Any]:
         from ..record import FORMAT, VERSION
-        from ..rules import PRESETS
 
         if self.moves is None or self.nmoves is None:
             raise ValueError("this run was played without its move lists (record=False)")
@@ -173,37 +207,45 @@ class KernelRun:
             h = int(self.dealt[d, s])
             cards = sorted((CARDS[c] for c in range(52) if h >> c & 1), key=sort_key)
             hands.append([c.notation() for c in cards])
-        fail_type = "token" if rules.failure == "token" else "pass"
+        codes = self.moves[d, : int(self.nmoves[d])].tolist()
         events: list[dict[str, Any]] = []
-        for code in self.moves[d, : int(self.nmoves[d])].tolist():
+        simple = {STOP: "stop", TOKEN: "token", PASS: "pass", CHIP: "chip"}
+        for k, code in enumerate(codes):
             seat, m = divmod(code, SEAT_SHIFT)
-            if m == STOP:
-                events.append({"seat": seat, "type": "stop"})
-            elif m == FAIL:
-                events.append({"seat": seat, "type": fail_type})
+            if m in simple:
+                events.append({"seat": seat, "type": simple[m]})
+            elif m == ASK:
+                events.append({"seat": seat, "type": "ask", "from": codes[k + 1] // SEAT_SHIFT})
+            elif m >= GIVE:
+                events.append({"seat": seat, "type": "give", "card": CARDS[m - GIVE].notation(),
+                               "to": codes[k - 1] // SEAT_SHIFT})
             else:
                 events.append({"seat": seat, "type": "play", "card": CARDS[m].notation()})
         winner = int(self.winners[d])
         holder = int(self.holders[d])
-        tp = self.token_points()[d].tolist()
-        cp = self.card_points[d].tolist()
-        result = {
-            "winner": winner,
-            "card_points": cp,
-            "token_points": tp,
-            "points": [a + b for a, b in zip(cp, tp, strict=True)],
+        dealer = self.dealer(d)
+        result: dict[str, Any] = {
+            "winner": winner if winner >= 0 else None,
+            "card_points": self.card_points[d].tolist(),
+            "token_points": self.token_part[d].tolist(),
+            "points": self.total[d].tolist(),
             "token_holder": holder if holder >= 0 else None,
-            "out_order": [winner],
-            "end": "out",
-            "next_dealer": (self.dealer(d) + 1) % n,
+            "out_order": [winner] if winner >= 0 else [],
+            "end": _ENDS[int(self.ends[d])],
+            "next_dealer": (dealer + 1) % n,
         }
+        if self.penalties[d].any():
+            result["penalty_points"] = self.penalties[d].tolist()
+        if rules.failure == "chip":
+            result["chips"] = self.chips[d].tolist()
+        base = rules.name.split("+", 1)[0]
         return {
             "format": FORMAT,
             "version": VERSION,
-            "preset": base if (base := rules.name.split("+", 1)[0]) in PRESETS else None,
+            "preset": base if base in PRESETS else None,
             "rules": rules.to_dict(),
             "seed": None,
-            "dealer": self.dealer(d),
+            "dealer": dealer,
             "players": list(names) if names is not None else [f"P{i + 1}" for i in range(n)],
             "hands": hands,
             "events": events,
@@ -215,32 +257,39 @@ class KernelRun:
 
 def play_deals(rules: Rules, players: int, seed: int, count: int, start: int = 0,
                first_dealer: int = 0, record: bool = False) -> KernelRun:
-    """Play deals ``start .. start+count-1`` of the run seeded with ``seed``."""
+    """Play deals ``start .. start+count-1`` of the run seeded with ``seed``; with ``record``
+    keep each deal's move list (for :meth:`KernelRun.records`)."""
     why = unsupported(rules, players)
     if why:
         raise ValueError(why)
-    params, values = rule_arrays(rules)
+    params, line, pos_of, values = rule_arrays(rules)
     n = players
-    card_points = np.zeros((count, n), np.int64)
+    cp, tp, pen, chips, total = (np.zeros((count, n), np.int64) for _ in range(5))
     winners = np.zeros(count, np.int64)
+    ends = np.zeros(count, np.int64)
     holders = np.zeros(count, np.int64)
     dealt = np.zeros((count, n), np.uint64)
-    moves = np.zeros((count if record else 1, MAX_MOVES), np.int16)
+    width = max_moves(rules, n)
+    moves = np.zeros((count if record else 1, width if record else 1), np.int16)
     nmoves = np.zeros(count if record else 1, np.int64)
-    given = np.zeros((0, n), np.uint64)
-    core.run_deals(np.uint64(seed & M64), start, count, n, first_dealer, params, values, given,
-                   card_points, winners, holders, dealt, moves, nmoves, record)
-    return KernelRun(rules, players, seed, start, first_dealer, card_points, winners, holders,
-                     dealt, moves if record else None, nmoves if record else None)
+    core.run_deals(np.uint64(seed & M64), start, count, n, first_dealer, params, line, pos_of,
+                   values, cp, tp, pen, chips, total, winners, ends, holders, dealt, moves,
+                   nmoves, record)
+    if (ends == core.END_BROKEN).any():  # pragma: no cover - max_moves is a true bound
+        raise RuntimeError("a kernel deal ran out of room for its moves")
+    return KernelRun(rules, players, seed, start, first_dealer, cp, tp, pen, chips, total,
+                     winners, ends, holders, dealt, moves if record else None,
+                     nmoves if record else None)
 
 
 def _table_ends(table: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Positions (1..13) of the lowest and highest card of each suit's row, 0 if unopened."""
     lo = np.zeros(4, np.int64)
     hi = np.zeros(4, np.int64)
     for s in range(4):
-        a, b = table.ends(s)
-        if a is not None:
-            lo[s], hi[s] = a, b
+        if table.lo[s] >= 0:
+            lo[s] = table.lo[s] + 1
+            hi[s] = table.hi[s] + 1
     return lo, hi
 
 
@@ -258,6 +307,7 @@ def position_from_game(game: Any) -> dict[str, Any]:
     """The arguments of :func:`rollout_values` for a :class:`~ristiseiska.game.Game`'s current
     position with every hand known."""
     lo, hi = _table_ends(game.table)
+    giving = game.phase == "give"
     return {
         "hands": np.array([game._hands[s] for s in range(game.n)], np.uint64),
         "lo": lo,
@@ -266,6 +316,12 @@ def position_from_game(game: Any) -> dict[str, Any]:
         "more": game.phase == "more",
         "token_holder": game.token_holder,
         "rules": game.rules,
+        "receiver": game.turn_seat if giving else None,
+        "turns": [game.turns_taken(s) for s in range(game.n)],
+        "stall": game._stall,
+        "chips": game.chips_paid,
+        "pot": game.pot,
+        "penalties": game.penalties,
     }
 
 
@@ -295,6 +351,12 @@ def position_from_view(view: Any, hands: Sequence[Sequence[Any]]) -> dict[str, A
         "more": view.phase == "more",
         "token_holder": view.token_holder,
         "rules": view.rules,
+        "receiver": view.turn_seat if view.phase == "give" else None,
+        "turns": list(view.turns_taken),
+        "stall": view.stall,
+        "chips": list(view.chips_paid),
+        "pot": view.pot,
+        "penalties": list(view.penalties),
     }
 
 
@@ -304,18 +366,24 @@ def _is_card_list(x: Any) -> bool:
 
 def rollout_values(hands: Any, lo: Sequence[int], hi: Sequence[int], to_move: int,
                    token_holder: int | None, n_rollouts: int, seed: int, more: bool = False,
-                   rules: Rules | None = None) -> np.ndarray:
-    """Mean points per seat (lower is better) of ``n_rollouts`` random playouts.
+                   rules: Rules | None = None, receiver: int | None = None,
+                   turns: Sequence[int] | None = None, stall: int = 0,
+                   chips: Sequence[int] | None = None, pot: int = 0,
+                   penalties: Sequence[int] | None = None) -> np.ndarray:
+    """Mean points per seat (the score sheet's points: lower is better) of ``n_rollouts``
+    random playouts to the end of the deal.
 
     ``hands``: one uint64 bitmask per seat (bit ``suit * 13 + rank - 1``: the engine's card
     ids), or a k × n array of k determinizations used in turn (rollout ``r`` uses row
-    ``r % k``). ``lo``/``hi``: per suit (C D H S) the lowest and highest rank on the table,
-    0 for a suit not yet opened. ``to_move``: the seat to play; ``more``: it is in the optional
-    extra move after a closing card (it may stop). ``token_holder``: seat or ``None``.
-    ``rules``: default rules if ``None``; must be within :func:`unsupported`. Points are the
-    cards left in hand plus the token for its holder unless they went out.
-
-    The position must be reachable: in particular a seat with ``more`` holds a playable card.
+    ``r % k``). ``lo``/``hi``: per suit (C D H S) the position (1..13) of the lowest and
+    highest card on the table along the suit's line, 0 for a suit not yet opened; with the ace
+    low a position is the rank. ``to_move``: the seat to decide; ``more``: it is in the
+    optional further move (it may stop); ``receiver``: with asking, the seat ``to_move`` is
+    choosing a card for. ``token_holder``: seat or ``None``. ``turns`` (turns started per
+    seat, for the first-round pass; default: all past their first), ``stall`` (turns in a row
+    without a card), ``chips``/``pot`` (chips paid per seat and the pot) and ``penalties``
+    complete the state; :func:`position_from_game` and :func:`position_from_view` fill them
+    all. ``rules``: default rules if ``None``; must be within :func:`unsupported`.
     """
     rules = rules or Rules()
     h = np.asarray(hands, dtype=np.uint64)
@@ -329,24 +397,33 @@ def rollout_values(hands: Any, lo: Sequence[int], hi: Sequence[int], to_move: in
         raise ValueError("n_rollouts must be at least 1")
     if (h == 0).any():
         raise ValueError("a hand is empty: the deal is over (use its result)")
-    params, values = rule_arrays(rules)
+    if not 0 <= to_move < n:
+        raise ValueError(f"to_move={to_move} is not a seat")
+    params, line, pos_of, values = rule_arrays(rules)
+    aux = np.array([-1 if token_holder is None else int(token_holder), int(stall), int(pot)],
+                   np.int64)
+
+    def per_seat(x: Sequence[int] | None, default: int) -> np.ndarray:
+        return np.array(list(x) if x is not None else [default] * n, np.int64)
+
     out = np.zeros(n, np.float64)
     core.rollouts(np.ascontiguousarray(h), n, np.asarray(lo, np.int64).copy(),
                   np.asarray(hi, np.int64).copy(), int(to_move), bool(more),
-                  -1 if token_holder is None else int(token_holder), params, values,
+                  -1 if receiver is None else int(receiver), aux, per_seat(turns, 2),
+                  per_seat(chips, 0), per_seat(penalties, 0), params, line, pos_of, values,
                   int(n_rollouts), np.uint64(seed & M64), out)
     return out / n_rollouts
 
 
 def warm_up() -> None:
     """Compile (or load from the disk cache) every kernel function once."""
+    from ..game import Game
+
     rules = Rules()
     play_deals(rules, 4, 0, 2, record=True)
     play_deals(rules, 4, 0, 2, record=False)
-    from ..game import Game
-
     rollout_values(**position_from_game(Game(rules, 4, seed=0)), n_rollouts=1, seed=0)
 
 
-__all__ = ["unsupported", "rule_arrays", "derive_seed", "KernelRun", "play_deals", "hand_mask",
-           "position_from_game", "position_from_view", "rollout_values", "warm_up"]
+__all__ = ["unsupported", "rule_arrays", "max_moves", "derive_seed", "KernelRun", "play_deals",
+           "hand_mask", "position_from_game", "position_from_view", "rollout_values", "warm_up"]

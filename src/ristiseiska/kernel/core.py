@@ -2,10 +2,16 @@
 # (numba-compiled code: numba types it; its intrinsics have no stubs)
 """The compiled loop (numba). Everything here works on plain integers and numpy arrays.
 
-Cards are bits of a ``uint64``: bit ``suit * 13 + rank - 1`` (the engine's card ids). A table
-is ``lo[4]``/``hi[4]``: the lowest and highest rank down in each suit, ``0`` while the suit is
-unopened. ``params`` (int64) holds the rule options the kernel knows, see ``P_*``; ``values``
-(int64[52]) the points of each card left in hand.
+Cards are bits of a ``uint64``: bit ``suit * 13 + rank - 1`` (the engine's card ids). Each
+suit is a line of 13 *positions* 1..13: ``A 2 … K`` with the ace low (position = rank), ``2 … K
+A`` with the ace high. ``lo[s]``/``hi[s]`` are the lowest and highest position down in suit
+``s``, ``0`` while the suit is unopened. ``params`` (int64) holds the rule options, see
+``P_*``; ``line`` (int64[13]) maps a position (0-based) to the rank offset ``rank - 1``;
+``values`` (int64[52]) gives the points of each card left in hand.
+
+The per-deal counters live in ``aux`` (int64): token holder, turns in a row without a card
+played (the stall limit), and the chip pot; per seat there are ``turns`` (turns started, for
+the first-round pass), ``chips`` (chips paid) and ``pens`` (hoarding penalties).
 
 Random numbers: SplitMix64, one uint64 state per deal, so a deal is a pure function of its
 seed. A bounded draw uses the multiply-shift method on the top 32 bits (the bias, below 2^-32
@@ -23,34 +29,50 @@ from numba.extending import intrinsic
 
 # params layout
 P_TOKEN_VALUE = 0
-P_EXTRA_MOVE = 1  # 1: after an ace or a king the player may play one more card or stop
+P_EXTRA_MOVE = 1  # 1: after a closing card the player may play one more card or stop
 P_ORDER = 2  # ORDER_*
-P_TOKEN = 3  # 1: a player who cannot play takes the token; 0: they pass
-P_OPENING = 4  # card id that opens the deal (a seven)
-N_PARAMS = 5
+P_FAILURE = 3  # FAIL_*: what a player who cannot play does
+P_OPENING = 4  # card id that opens the deal, or -1 when any centre card may start
+P_CENTER = 5  # position (1..13) of the centre card on the line
+P_MULTI = 6  # 1: after any card the player may play on or stop (V12)
+P_HOARD = 7  # HOARD_*
+P_HOARD_PENALTY = 8
+P_FIRST_ROUND_PASS = 9  # with asking: a player who cannot play on their first turn passes
+P_STALL = 10  # the deal ends after this many turns in a row without a card played
+P_PAY_PER_CARD = 11  # chips: each loser pays the winner a chip per card in hand
+P_ANTE = 12  # chips: everyone pays one chip into the pot before the deal
+P_SHORT_CHIP = 13  # chips: players dealt a card fewer add one
+N_PARAMS = 14
 
 ORDER_LOW_FIRST, ORDER_HIGH_FIRST, ORDER_BOTH = 0, 1, 2
+FAIL_PASS, FAIL_TOKEN, FAIL_ASK, FAIL_CHIP = 0, 1, 2, 3
+HOARD_NONE, HOARD_678, HOARD_NOT_7, HOARD_ANY = 0, 1, 2, 3
 
-# Move codes in the move list: 0..51 play that card, STOP, FAIL (token or pass: whatever the
-# rules make a player who cannot play do).
-STOP = 52
-FAIL = 53
-SEAT_SHIFT = 64  # a recorded move is seat * SEAT_SHIFT + code
-MAX_MOVES = 512  # 52 plays + at most n-1 failures per play + stops: far below this
+# Move codes in the move list: 0..51 play that card; GIVE + card: give that card (asking).
+STOP, TOKEN, PASS, CHIP, ASK = 52, 53, 54, 55, 56
+GIVE = 64
+SEAT_SHIFT = 128  # a recorded move is seat * SEAT_SHIFT + code
+
+# How a deal ended (``ends``): someone went out, the stall limit, or the move list was full
+# (the caller sizes it from the rules so that this cannot happen).
+END_OUT, END_STALL, END_BROKEN = 0, 1, 2
+AUX_HOLDER, AUX_STALL, AUX_POT = 0, 1, 2
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
 _ONE = np.uint64(1)
 _ZERO = np.uint64(0)
+_RANK7 = np.uint64(sum(1 << (s * 13 + 6) for s in range(4)))
+_RANK678 = np.uint64(sum(1 << (s * 13 + r) for s in range(4) for r in (5, 6, 7)))
 
 
 @intrinsic
-def _ctpop(typingctx, x):  # type: ignore[no-untyped-def]
+def _ctpop(typingctx, x):
     """LLVM's population count (one instruction on x86-64)."""
     sig = x(x)
 
-    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+    def codegen(context, builder, signature, args):
         t = context.get_value_type(x)
         fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(t, [t]),
                                             "llvm.ctpop.i64")
@@ -60,172 +82,235 @@ def _ctpop(typingctx, x):  # type: ignore[no-untyped-def]
 
 
 @njit(inline="always")
-def popcount(x: np.uint64) -> int:
+def popcount(x):
     return np.int64(_ctpop(x))
 
 
 @njit(inline="always")
-def mix64(z: np.uint64) -> np.uint64:
+def mix64(z):
     z = (z ^ (z >> np.uint64(30))) * _M1
     z = (z ^ (z >> np.uint64(27))) * _M2
     return z ^ (z >> np.uint64(31))
 
 
 @njit(inline="always")
-def next_random(state: np.uint64) -> tuple[np.uint64, np.uint64]:
+def next_random(state):
     state = state + _GOLDEN
     return state, mix64(state)
 
 
 @njit(inline="always")
-def below(state: np.uint64, k: int) -> tuple[np.uint64, int]:
+def below(state, k):
     """A uniform integer in [0, k) and the new state."""
     state, r = next_random(state)
     return state, np.int64(((r >> np.uint64(32)) * np.uint64(k)) >> np.uint64(32))
 
 
 @njit(cache=True)
-def derive_seed(seed: np.uint64, i: np.uint64) -> np.uint64:
+def derive_seed(seed, i):
     """The seed of deal ``i`` of a run seeded with ``seed`` (twin of ``sim.derive_seed``)."""
     return mix64(mix64(seed) + i * _GOLDEN) >> np.uint64(1)
 
 
 @njit(inline="always")
-def suit_fits(s: int, lo: np.ndarray, hi: np.ndarray, order: int, opened: bool) -> np.uint64:
-    """The cards of suit ``s`` that fit on the table now."""
+def kth_bit(m, k):
+    for _ in range(k):
+        m &= m - _ONE
+    return np.int64(trailing_zeros(m))
+
+
+@njit(inline="always")
+def suit_fits(s, lo, hi, params, line, opened):
+    """The cards of suit ``s`` that fit on the table now (Table._row_fits)."""
     base = s * 13
+    c = params[P_CENTER]
     lo_s = lo[s]
     if lo_s == 0:
         if opened:
-            return _ONE << np.uint64(base + 6)
+            return _ONE << np.uint64(base + line[c - 1])
         return _ZERO
     hi_s = hi[s]
+    order = params[P_ORDER]
     if order == ORDER_BOTH:
         low_ok = True
         high_ok = True
     elif order == ORDER_LOW_FIRST:
-        low_ok = lo_s == 7 or hi_s > 7
-        high_ok = lo_s < 7
+        low_ok = lo_s == c or hi_s > c or c == 13
+        high_ok = lo_s < c or c == 1
     else:
-        low_ok = hi_s > 7
-        high_ok = hi_s == 7 or lo_s < 7
+        low_ok = hi_s > c or c == 13
+        high_ok = hi_s == c or lo_s < c or c == 1
     m = _ZERO
     if lo_s > 1 and low_ok:
-        m |= _ONE << np.uint64(base + lo_s - 2)
+        m |= _ONE << np.uint64(base + line[lo_s - 2])
     if hi_s < 13 and high_ok:
-        m |= _ONE << np.uint64(base + hi_s)
+        m |= _ONE << np.uint64(base + line[hi_s])
     return m
 
 
 @njit(inline="always")
-def table_playable(lo: np.ndarray, hi: np.ndarray, order: int, opened: bool,
-                   opening: int) -> np.uint64:
-    if not opened:
-        return _ONE << np.uint64(opening)
-    p = _ZERO
-    for s in range(4):
-        p |= suit_fits(s, lo, hi, order, opened)
-    return p
+def _may_hoard(lm, hoard):
+    if hoard == HOARD_ANY:
+        return True
+    if hoard == HOARD_NOT_7:
+        return (lm & _RANK7) == _ZERO
+    if hoard == HOARD_678:
+        return (lm & ~_RANK678) == _ZERO
+    return False
 
 
 @njit(cache=True)
-def play_out(hands: np.ndarray, n: int, lo: np.ndarray, hi: np.ndarray, seat: int, more: bool,
-             token_holder: int, params: np.ndarray, state: np.uint64,
-             moves: np.ndarray, record: bool) -> tuple[int, int, int, np.uint64]:
+def play_out(hands, n, lo, hi, seat, more, receiver, aux, turns, chips, pens, params, line,
+             pos_of, state, moves, record):
     """Play random legal moves from the given position to the end of the deal.
 
-    ``hands``, ``lo`` and ``hi`` are changed in place. ``seat`` is the player to move; ``more``
-    says whether they are in the optional extra move after a closing card. Returns
-    ``(winner, token_holder, number of moves, rng state)``; with ``record`` the moves are written
-    to ``moves`` as ``seat * SEAT_SHIFT + code`` (code: card id, ``STOP``, ``FAIL``)."""
-    order = params[P_ORDER]
+    ``hands``, ``lo``, ``hi``, ``aux``, ``turns``, ``chips`` and ``pens`` change in place.
+    ``seat`` is the seat to decide; ``more``: it is in the optional further move (it may stop);
+    ``receiver`` >= 0: ``seat`` is choosing a card to give to ``receiver``. Returns
+    ``(winner, end, number of moves, rng state)``; with ``record`` the moves are written to
+    ``moves`` as ``seat * SEAT_SHIFT + code``."""
     extra = params[P_EXTRA_MOVE] != 0
-    token = params[P_TOKEN] != 0
-    opening = params[P_OPENING]
-    opened = False
+    multi = params[P_MULTI] != 0
+    failure = params[P_FAILURE]
+    hoard = params[P_HOARD]
+    stall_limit = params[P_STALL]
+    opened = params[P_OPENING] < 0
     for s in range(4):
         if lo[s] != 0:
             opened = True
     fits = np.zeros(4, np.uint64)
     if opened:
         for s in range(4):
-            fits[s] = suit_fits(s, lo, hi, order, True)
+            fits[s] = suit_fits(s, lo, hi, params, line, True)
         playable = fits[0] | fits[1] | fits[2] | fits[3]
     else:
-        playable = _ONE << np.uint64(opening)
+        playable = _ONE << np.uint64(params[P_OPENING])
     nm = 0
-    fails = 0  # failures in a row: a full round of them means a broken position
+    limit = moves.shape[0] if record else 1 << 62
     while True:
-        h = hands[seat]
-        lm = h & playable
-        if more:
-            cnt = popcount(lm)
-            state, k = below(state, cnt + 1)
-            if k == cnt:
+        if nm + 2 >= limit:  # no room left to record (the caller sizes it so this never is)
+            return -1, END_BROKEN, nm, state
+        if receiver >= 0:  # the giver chooses a card (uniform over their hand)
+            h = hands[seat]
+            state, k = below(state, popcount(h))
+            c = kth_bit(h, k)
+            hands[seat] = h ^ (_ONE << np.uint64(c))
+            hands[receiver] |= _ONE << np.uint64(c)
+            if record:
+                moves[nm] = seat * SEAT_SHIFT + GIVE + c
+            nm += 1
+            seat = receiver
+            receiver = -1
+            played = False
+            end_turn = True
+        else:
+            h = hands[seat]
+            lm = h & playable
+            end_turn = False
+            played = False
+            code = -1
+            if more:
+                cnt = popcount(lm)
+                state, k = below(state, cnt + 1)
+                if k == cnt:
+                    code = STOP
+                    end_turn = True
+                    played = True  # the turn had a card: no stall
+            elif lm == _ZERO:
+                if failure == FAIL_TOKEN:
+                    code = TOKEN
+                    aux[AUX_HOLDER] = seat
+                elif failure == FAIL_CHIP:
+                    code = CHIP
+                    chips[seat] += 1
+                    aux[AUX_POT] += 1
+                elif failure == FAIL_ASK:
+                    code = PASS
+                    if not (params[P_FIRST_ROUND_PASS] != 0 and turns[seat] == 1):
+                        for j in range(1, n):
+                            g = seat - j
+                            if g < 0:
+                                g += n
+                            if popcount(hands[g]) >= 2:
+                                code = ASK
+                                receiver = seat
+                                if record:
+                                    moves[nm] = seat * SEAT_SHIFT + ASK
+                                nm += 1
+                                seat = g
+                                break
+                else:
+                    code = PASS
+                if code == ASK:
+                    continue
+                end_turn = True
+            else:
+                cnt = popcount(lm)
+                hoarding = opened and hoard != HOARD_NONE and _may_hoard(lm, hoard)
+                if hoarding:
+                    state, k = below(state, cnt + 1)
+                    if k == cnt:
+                        code = TOKEN
+                        aux[AUX_HOLDER] = seat
+                        if hoard == HOARD_ANY:
+                            pens[seat] += params[P_HOARD_PENALTY]
+                        end_turn = True
+                elif cnt > 1:
+                    state, k = below(state, cnt)
+                else:
+                    k = 0
+            if code >= 0:
                 if record:
-                    moves[nm] = seat * SEAT_SHIFT + STOP
+                    moves[nm] = seat * SEAT_SHIFT + code
                 nm += 1
-                more = False
-                seat = seat + 1 if seat + 1 < n else 0
-                continue
-        else:
-            if lm == _ZERO:
+            else:  # play the k-th legal card
+                c = kth_bit(lm, k)
+                h ^= _ONE << np.uint64(c)
+                hands[seat] = h
                 if record:
-                    moves[nm] = seat * SEAT_SHIFT + FAIL
+                    moves[nm] = seat * SEAT_SHIFT + c
                 nm += 1
-                fails += 1
-                if fails > n:
-                    return -1, token_holder, nm, state
-                if token:
-                    token_holder = seat
-                seat = seat + 1 if seat + 1 < n else 0
-                continue
-            cnt = popcount(lm)
-            if cnt > 1:
-                state, k = below(state, cnt)
-            else:
-                k = 0
-        fails = 0
-        for _ in range(k):
-            lm &= lm - _ONE
-        c = np.int64(trailing_zeros(lm))
-        h ^= _ONE << np.uint64(c)
-        hands[seat] = h
-        if record:
-            moves[nm] = seat * SEAT_SHIFT + c
-        nm += 1
-        s = c // 13
-        r = c - s * 13 + 1
-        closing = False
-        if lo[s] == 0:
-            lo[s] = r
-            hi[s] = r
-            if not opened:
-                opened = True
-                for t in range(4):
-                    fits[t] = suit_fits(t, lo, hi, order, True)
-            else:
-                fits[s] = suit_fits(s, lo, hi, order, True)
-        else:
-            if r < lo[s]:
-                lo[s] = r
-                closing = r == 1
-            else:
-                hi[s] = r
-                closing = r == 13
-            fits[s] = suit_fits(s, lo, hi, order, True)
-        playable = fits[0] | fits[1] | fits[2] | fits[3]
-        if h == _ZERO:
-            return seat, token_holder, nm, state
-        if extra and closing and (h & playable) != _ZERO:
-            more = True
-        else:
+                s = c // 13
+                p = pos_of[c - s * 13]
+                closing = False
+                if lo[s] == 0:
+                    lo[s] = p
+                    hi[s] = p
+                    if not opened:
+                        opened = True
+                        for t in range(4):
+                            fits[t] = suit_fits(t, lo, hi, params, line, True)
+                    else:
+                        fits[s] = suit_fits(s, lo, hi, params, line, True)
+                else:
+                    if p < lo[s]:
+                        lo[s] = p
+                        closing = p == 1
+                    else:
+                        hi[s] = p
+                        closing = p == 13
+                    fits[s] = suit_fits(s, lo, hi, params, line, True)
+                playable = fits[0] | fits[1] | fits[2] | fits[3]
+                aux[AUX_STALL] = 0
+                if h == _ZERO:
+                    return seat, END_OUT, nm, state
+                if (multi or (extra and closing)) and (h & playable) != _ZERO:
+                    more = True
+                else:
+                    end_turn = True
+                    played = True
+        if end_turn:
             more = False
+            if not played:
+                aux[AUX_STALL] += 1
+                if aux[AUX_STALL] >= stall_limit:
+                    return -1, END_STALL, nm, state
             seat = seat + 1 if seat + 1 < n else 0
+            turns[seat] += 1
 
 
 @njit(cache=True)
-def deal_hands(n: int, dealer: int, state: np.uint64, hands: np.ndarray) -> np.uint64:
+def deal_hands(n, dealer, state, hands):
     """Shuffle 52 cards (Fisher–Yates) and deal them one at a time from the dealer's left."""
     deck = np.arange(52)
     for i in range(51, 0, -1):
@@ -243,95 +328,159 @@ def deal_hands(n: int, dealer: int, state: np.uint64, hands: np.ndarray) -> np.u
 
 
 @njit(inline="always")
-def first_seat(hands: np.ndarray, n: int, dealer: int, opening: int) -> int:
-    bit = _ONE << np.uint64(opening)
-    for k in range(n):
-        seat = (dealer + 1 + k) % n
-        if hands[seat] & bit:
-            return seat
+def first_seat(hands, n, dealer, opening):
+    if opening >= 0:
+        bit = _ONE << np.uint64(opening)
+        for k in range(n):
+            seat = (dealer + 1 + k) % n
+            if hands[seat] & bit:
+                return seat
     return (dealer + 1) % n
 
 
 @njit(cache=True)
-def run_deals(seed: np.uint64, start: int, count: int, n: int, first_dealer: int,
-              params: np.ndarray, values: np.ndarray, given: np.ndarray,
-              card_points: np.ndarray, winners: np.ndarray, holders: np.ndarray,
-              dealt: np.ndarray, moves: np.ndarray, nmoves: np.ndarray, record: bool) -> None:
-    """Play deals ``start .. start+count-1`` of a run (deal ``i`` has seed
-    ``derive_seed(seed, i)`` and dealer ``(first_dealer + i) % n``).
+def score(hands, n, winner, aux, chips, pens, params, values, card_pts, token_pts, net, points):
+    """The result of a finished deal (scoring.score_deal for the rules the kernel plays)."""
+    failure = params[P_FAILURE]
+    total_cards = 0
+    for s in range(n):
+        h = hands[s]
+        p = 0
+        while h != _ZERO:
+            c = trailing_zeros(h)
+            p += values[c]
+            h &= h - _ONE
+        card_pts[s] = p
+        token_pts[s] = 0
+        net[s] = 0
+    holder = aux[AUX_HOLDER]
+    if failure == FAIL_TOKEN and holder >= 0 and hands[holder] != _ZERO:
+        token_pts[holder] = params[P_TOKEN_VALUE]
+    if failure == FAIL_CHIP:
+        for s in range(n):
+            net[s] = chips[s]
+            card_pts[s] = 0
+        if winner >= 0:
+            net[winner] -= aux[AUX_POT]
+            if params[P_PAY_PER_CARD] != 0:
+                for s in range(n):
+                    if s != winner:
+                        k = popcount(hands[s])
+                        net[s] += k
+                        total_cards += k
+                net[winner] -= total_cards
+        for s in range(n):
+            points[s] = net[s] + pens[s]
+    else:
+        for s in range(n):
+            points[s] = card_pts[s] + token_pts[s] + pens[s]
 
-    ``given`` (count × n) holds hands to use instead of dealing, or has 0 rows to deal here.
-    Outputs, one row per deal: ``card_points`` (count × n), ``winners``, ``holders`` (token
-    holder at the end or -1), ``dealt`` (count × n, the hands dealt), and with ``record``
-    ``moves`` (count × MAX_MOVES) and ``nmoves``."""
+
+@njit(inline="always")
+def _setup_chips(hands, n, params, chips, aux):
+    if params[P_FAILURE] != FAIL_CHIP:
+        return
+    biggest = 0
+    for s in range(n):
+        biggest = max(biggest, popcount(hands[s]))
+    for s in range(n):
+        pay = 0
+        if params[P_ANTE] != 0:
+            pay += 1
+        if params[P_SHORT_CHIP] != 0 and popcount(hands[s]) < biggest:
+            pay += 1
+        chips[s] += pay
+        aux[AUX_POT] += pay
+
+
+@njit(cache=True)
+def run_deals(seed, start, count, n, first_dealer, params, line, pos_of, values,
+              card_points, token_points, penalties, chips_net, points, winners, ends, holders,
+              dealt, moves, nmoves, record):
+    """Play deals ``start .. start+count-1`` of a run (deal ``i`` has seed
+    ``derive_seed(seed, i)`` and dealer ``(first_dealer + i) % n``). Outputs: one row per
+    deal; the move lists only with ``record``."""
     hands = np.zeros(n, np.uint64)
     lo = np.zeros(4, np.int64)
     hi = np.zeros(4, np.int64)
+    aux = np.zeros(3, np.int64)
+    turns = np.zeros(n, np.int64)
+    chips = np.zeros(n, np.int64)
+    pens = np.zeros(n, np.int64)
     opening = params[P_OPENING]
-    use_given = given.shape[0] > 0
     for d in range(count):
         i = start + d
         dealer = (first_dealer + i) % n
         state = derive_seed(seed, np.uint64(i))
-        if use_given:
-            for s in range(n):
-                hands[s] = given[d, s]
-        else:
-            state = deal_hands(n, dealer, state, hands)
+        state = deal_hands(n, dealer, state, hands)
         for s in range(n):
             dealt[d, s] = hands[s]
+            turns[s] = 0
+            chips[s] = 0
+            pens[s] = 0
         for s in range(4):
             lo[s] = 0
             hi[s] = 0
+        aux[AUX_HOLDER] = -1
+        aux[AUX_STALL] = 0
+        aux[AUX_POT] = 0
+        _setup_chips(hands, n, params, chips, aux)
         seat = first_seat(hands, n, dealer, opening)
-        if record:
-            winner, holder, nm, state = play_out(hands, n, lo, hi, seat, False, -1, params,
-                                                 state, moves[d], True)
-            nmoves[d] = nm
-        else:
-            winner, holder, nm, state = play_out(hands, n, lo, hi, seat, False, -1, params,
-                                                 state, moves[0], False)
+        turns[seat] = 1
+        row = d if record else 0
+        winner, end, nm, state = play_out(hands, n, lo, hi, seat, False, -1, aux, turns,
+                                          chips, pens, params, line, pos_of, state,
+                                          moves[row], record)
+        nmoves[row] = nm
         winners[d] = winner
-        holders[d] = holder
+        ends[d] = end
+        holders[d] = aux[AUX_HOLDER]
+        score(hands, n, winner, aux, chips, pens, params, values, card_points[d],
+              token_points[d], chips_net[d], points[d])
         for s in range(n):
-            h = hands[s]
-            p = 0
-            while h != _ZERO:
-                c = trailing_zeros(h)
-                p += values[c]
-                h &= h - _ONE
-            card_points[d, s] = p
+            penalties[d, s] = pens[s]
 
 
 @njit(cache=True)
-def rollouts(hands0: np.ndarray, n: int, lo0: np.ndarray, hi0: np.ndarray, seat: int,
-             more: bool, token_holder: int, params: np.ndarray, values: np.ndarray,
-             n_rollouts: int, seed: np.uint64, out: np.ndarray) -> None:
+def rollouts(hands0, n, lo0, hi0, seat, more, receiver, aux0, turns0, chips0, pens0, params,
+             line, pos_of, values, n_rollouts, seed, out):
     """Sum of each seat's points over ``n_rollouts`` random playouts from one position
-    (``hands0`` may be k × n: k determinizations, used in turn). ``out`` (n) is added to."""
+    (``hands0`` is k × n: k determinizations, used in turn). ``out`` (n) is added to.
+    Returns the number of playouts that ended by the stall limit."""
     hands = np.zeros(n, np.uint64)
     lo = np.zeros(4, np.int64)
     hi = np.zeros(4, np.int64)
+    aux = np.zeros(3, np.int64)
+    turns = np.zeros(n, np.int64)
+    chips = np.zeros(n, np.int64)
+    pens = np.zeros(n, np.int64)
+    card_pts = np.zeros(n, np.int64)
+    token_pts = np.zeros(n, np.int64)
+    net = np.zeros(n, np.int64)
+    points = np.zeros(n, np.int64)
     dummy = np.zeros(1, np.int16)
-    tv = params[P_TOKEN_VALUE]
     k = hands0.shape[0]
     state = mix64(seed)
+    stalled = 0
     for r in range(n_rollouts):
         row = r % k
         for s in range(n):
             hands[s] = hands0[row, s]
+            turns[s] = turns0[s]
+            chips[s] = chips0[s]
+            pens[s] = pens0[s]
         for s in range(4):
             lo[s] = lo0[s]
             hi[s] = hi0[s]
-        winner, holder, nm, state = play_out(hands, n, lo, hi, seat, more, token_holder,
-                                             params, state, dummy, False)
+        for j in range(3):
+            aux[j] = aux0[j]
+        winner, end, nm, state = play_out(hands, n, lo, hi, seat, more, receiver, aux, turns,
+                                          chips, pens, params, line, pos_of, state, dummy,
+                                          False)
+        if end == END_STALL:
+            stalled += 1
+        score(hands, n, winner, aux, chips, pens, params, values, card_pts, token_pts, net,
+              points)
         for s in range(n):
-            h = hands[s]
-            p = 0
-            while h != _ZERO:
-                c = trailing_zeros(h)
-                p += values[c]
-                h &= h - _ONE
-            if s == holder and s != winner:
-                p += tv
-            out[s] += p
+            out[s] += points[s]
+    return stalled
