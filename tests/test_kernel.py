@@ -305,3 +305,38 @@ def test_module_docstring_examples() -> None:
 
     failures, tried = doctest.testmod(kernel, optionflags=doctest.ELLIPSIS)
     assert tried > 0 and failures == 0
+
+
+def _engine_playouts(g: Game, k: int) -> tuple[np.ndarray, np.ndarray]:
+    pts = []
+    for j in range(k):
+        h = g.copy()
+        r = random.Random(j)
+        while not h.is_over():
+            lm = h.legal_moves()
+            h.push(lm[r.randrange(len(lm))])
+        assert h.result is not None
+        pts.append(h.result.points)
+    return _mean_se(np.array(pts, dtype=float))
+
+
+@pytest.mark.parametrize(("name", "phase"), [("ristiseiska-pyynto", "give"),
+                                             ("ristiseiska", "more")])
+def test_rollouts_from_give_and_more_phases(name: str, phase: str) -> None:
+    rules = preset(name)
+    for seed in range(100):
+        g = Game(rules, 4, seed=seed)
+        rng = random.Random(seed)
+        while not g.is_over() and not (g.phase == phase and len(g.moves) > 12):
+            g.push(rng.choice(g.legal_moves()))
+        if not g.is_over():
+            break
+    assert g.phase == phase
+    pos = kernel.position_from_game(g)
+    if phase == "give":
+        assert pos["receiver"] == g.turn_seat and pos["to_move"] != g.turn_seat
+    else:
+        assert pos["more"]
+    kv = kernel.rollout_values(**pos, n_rollouts=40_000, seed=3)
+    pm, pse = _engine_playouts(g, 1200)
+    assert (np.abs(pm - kv) < 5 * pse + 0.5).all(), (pm, kv)
