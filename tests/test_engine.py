@@ -486,3 +486,21 @@ def _check_result_with_oracle(g: Game, hoarded: list[int]) -> None:
     pen = [h * r.hoarding_penalty if r.hoarding == "any-with-penalty" else 0 for h in hoarded]
     assert list(res.penalty_points) == pen
     assert list(res.points) == [e + p for e, p in zip(expected, pen, strict=True)]
+
+
+def test_finnish_words_for_moves() -> None:
+    g = game_with(3, {0: "C7 D7 H7 S7 SA", 1: "CQ DQ HQ SQ CK DK HK SK"}, rest=2,
+                  rules=preset("ristiseiska-pyynto"))
+    push(g, "ristiseiska", "ohi")
+    assert g.events[-1].type == "pass"
+    g.push(g.legal_moves()[0])
+    push(g, "ruutuseiska", "pyydä", "anna:pataässä")
+    assert g.events[-1].to_dict() == {"seat": 0, "type": "give", "card": "SA", "to": 1}
+    t = game_with(3, {0: "C7 SA", 1: "CQ DQ HQ SQ CK DK HK SK"}, rest=2)
+    push(t, "C7", "pantti")
+    assert t.token_holder == 1
+    s = Game(preset("kahdestaan-pakka"), 2, seed=1)
+    while "draw" not in legal(s):
+        s.push(s.legal_moves()[0])
+    s.push_text("nosta")
+    assert s.events[-1].type == "draw"
