@@ -243,3 +243,59 @@ def test_views_in_asking_and_stock_games(seed, choice, k) -> None:
             for s in range(g.n):
                 check_view(g, s)
             g.push(rng.choice(g.legal_moves()))
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.one_of(
+    st.text(max_size=12),
+    st.text(alphabet="CDHSX♣♥akqj0123456789@=:+ lowhigtokenpasgivdrwchstp", max_size=12)),
+    name=st.sampled_from(PRESETS), steps=st.integers(0, 40))
+def test_typed_moves_never_crash(text: str, name: str, steps: int) -> None:
+    """Whatever a user types is either a legal move or refused with MoveError /
+    IllegalMoveError, and a refusal changes nothing."""
+    from ristiseiska.moves import MoveError
+
+    rules = preset(name)
+    g = Game(rules, rules.min_players + 1 if rules.max_players > rules.min_players else 2,
+             seed=steps)
+    rng = random.Random(steps)
+    for _ in range(steps):
+        if g.is_over():
+            break
+        g.push(rng.choice(g.legal_moves()))
+    before = snapshot(g)
+    try:
+        g.push_text(text)
+    except (MoveError, IllegalMoveError) as e:
+        assert str(e)
+        assert snapshot(g) == before
+    else:
+        assert g.moves[-1] in before[15]
+
+
+@settings(max_examples=400, deadline=None)
+@given(kind=st.sampled_from([*KINDS, "fly"]),
+       card=st.one_of(st.none(), st.sampled_from(CARDS)),
+       row=st.sampled_from([None, 0, 1, 5, -1]),
+       end=st.sampled_from([None, "low", "high", "middle"]),
+       as_=st.one_of(st.none(), st.sampled_from(CARDS)),
+       name=st.sampled_from(PRESETS), steps=st.integers(0, 60))
+def test_hand_made_moves_never_crash(kind, card, row, end, as_, name, steps) -> None:
+    """A Move built by hand with any fields is applied only if it means a legal move;
+    otherwise IllegalMoveError with a reason, and nothing changes."""
+    rules = preset(name)
+    g = Game(rules, rules.min_players, seed=steps)
+    rng = random.Random(steps)
+    for _ in range(steps):
+        if g.is_over():
+            break
+        g.push(rng.choice(g.legal_moves()))
+    before = snapshot(g)
+    move = Move(kind, card, row, end, as_)
+    try:
+        g.push(move)
+    except IllegalMoveError as e:
+        assert str(e)
+        assert snapshot(g) == before
+    else:
+        assert g.moves[-1] in before[15]
