@@ -45,6 +45,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -95,8 +96,10 @@ def _line(rules: Rules) -> list[int]:
     return [r - 1 for r in ranks]
 
 
+@lru_cache(maxsize=64)
 def rule_arrays(rules: Rules) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """``(params, line, pos_of, values)`` for the compiled functions."""
+    """``(params, line, pos_of, values)`` for the compiled functions (cached per rule set:
+    do not change the arrays)."""
     why = unsupported(rules)
     if why:
         raise ValueError(why)
