@@ -113,7 +113,7 @@ def test_bad_input_in_english() -> None:
     s = _opening_session("en")
     with pytest.raises(ValueError, match="do not understand"):
         s.apply_text("seven of nothing")
-    with pytest.raises(ValueError, match="not in your hand"):
+    with pytest.raises(ValueError, match="You do not have the ace of spades"):
         s.apply_text("SA")
 
 
@@ -213,3 +213,8 @@ def test_any_preset_plays_through_the_session(seed: int, preset_name: str) -> No
     assert s.match_over and len(s.results) == 1
     # every log line is a sentence, never an untranslated key
     assert all(not line.text.startswith(("tui.", "core.")) for line in s.log)
+
+
+def test_bots_never_share_the_persons_name() -> None:
+    names = Setup(Rules(), players=8, bots=["random"], name="aino").names
+    assert len(names) == 8 and len({n.casefold() for n in names}) == 8

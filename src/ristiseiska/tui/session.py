@@ -43,7 +43,7 @@ DEFAULT_BOT = "expert"
 STATE_FORMAT = "ristiseiska-play-state"
 STATE_FILE = "play-resume.json"
 # Bots get people's names so that the log reads like a family game.
-BOT_NAMES = ("Aino", "Olli", "Sara", "Ville", "Leena", "Toni", "Sanna")
+BOT_NAMES = ("Aino", "Olli", "Sara", "Ville", "Leena", "Toni", "Sanna", "Eero")
 
 
 def data_dir(override: str | os.PathLike[str] | None = None) -> Path:
@@ -103,7 +103,9 @@ class Setup:
 
     @property
     def names(self) -> list[str]:
-        return [self.name] + list(BOT_NAMES[: self.players - 1])
+        # never give a bot the person's own name
+        others = [b for b in BOT_NAMES if b.casefold() != self.name.strip().casefold()]
+        return [self.name] + others[: self.players - 1]
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -334,15 +336,13 @@ class Session:
         return msg[:1].upper() + msg[1:]
 
     def _explain(self, text: str, reason: str) -> str:
-        if self.lang == "en":
-            return reason[:1].upper() + reason[1:] + "."
         from ..moves import parse_move
 
         try:
             m = parse_move(text)
         except (MoveError, CardError):
             m = None
-        card = m.card.name("fi") if m is not None and m.card is not None else text
+        card = m.card.name(self.lang) if m is not None and m.card is not None else text
         if "is not in your hand" in reason:
             return _t("tui.error.not_in_hand", self.lang, card=card)
         if "fits in more than one place" in reason:
@@ -352,7 +352,7 @@ class Session:
                       card=_opening_name(self.rules, self.lang))
         need = _needed_card(reason)
         if need is not None:
-            return _t("tui.error.does_not_fit_need", self.lang, card=card, need=need.name("fi"))
+            return _t("tui.error.does_not_fit_need", self.lang, card=card, need=need.name(self.lang))
         if "does not fit" in reason:
             return _t("tui.error.does_not_fit", self.lang, card=card)
         if "you hold a playable card" in reason or "you must play" in reason:
