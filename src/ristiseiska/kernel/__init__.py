@@ -62,6 +62,8 @@ _FAILURES = {"pass": core.FAIL_PASS, "token": core.FAIL_TOKEN, "ask": core.FAIL_
 _HOARDS = {"none": core.HOARD_NONE, "sevens-sixes-eights": core.HOARD_678,
            "all-but-sevens": core.HOARD_NOT_7, "any-with-penalty": core.HOARD_ANY}
 _ENDS = ("out", "stall", "broken")
+_NOTATION = [CARDS[c].notation() for c in range(52)]
+_HAND_ORDER = sorted(range(52), key=lambda c: sort_key(CARDS[c]))  # as records sort hands
 M64 = (1 << 64) - 1
 
 
@@ -208,8 +210,7 @@ class KernelRun:
         hands = []
         for s in range(n):
             h = int(self.dealt[d, s])
-            cards = sorted((CARDS[c] for c in range(52) if h >> c & 1), key=sort_key)
-            hands.append([c.notation() for c in cards])
+            hands.append([_NOTATION[c] for c in _HAND_ORDER if h >> c & 1])
         codes = self.moves[d, : int(self.nmoves[d])].tolist()
         events: list[dict[str, Any]] = []
         simple = {STOP: "stop", TOKEN: "token", PASS: "pass", CHIP: "chip"}
@@ -220,10 +221,10 @@ class KernelRun:
             elif m == ASK:
                 events.append({"seat": seat, "type": "ask", "from": codes[k + 1] // SEAT_SHIFT})
             elif m >= GIVE:
-                events.append({"seat": seat, "type": "give", "card": CARDS[m - GIVE].notation(),
+                events.append({"seat": seat, "type": "give", "card": _NOTATION[m - GIVE],
                                "to": codes[k - 1] // SEAT_SHIFT})
             else:
-                events.append({"seat": seat, "type": "play", "card": CARDS[m].notation()})
+                events.append({"seat": seat, "type": "play", "card": _NOTATION[m]})
         winner = int(self.winners[d])
         holder = int(self.holders[d])
         dealer = self.dealer(d)
