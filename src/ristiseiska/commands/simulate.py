@@ -57,7 +57,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--players", type=int, default=4, metavar="N", help="number of players (default 4)")
     p.add_argument("--games", type=int, default=1000, metavar="G", help="number of deals (default 1000)")
     p.add_argument("--seed", type=int, default=1, metavar="S", help="seed of the whole run (default 1)")
-    p.add_argument("--rules", metavar="FILE.toml", help="house rules: a TOML file with an optional preset and option overrides")
+    p.add_argument("--rules", metavar="FILE.toml", help="house rules: a TOML file with an optional preset (else --preset is the base) and option overrides")
     p.add_argument("--records", metavar="FILE.jsonl", help="write one game record per deal to this file")
     p.add_argument("--engine", choices=("auto", "python", "kernel"), default="auto",
                    help="auto (default): the compiled kernel when it supports the rules, else the full engine")
@@ -175,7 +175,7 @@ def run(args: argparse.Namespace) -> int:
     out = None
     if args.records:
         try:
-            out = open(args.records, "w", encoding="utf-8", newline="\n")  # noqa: SIM115
+            out = open(args.records, "w", encoding="utf-8", newline="\n")
         except OSError as e:
             raise CliError(f"cannot write {args.records}: {e.strerror or e}") from None
     bar = _progress_bar(args.games, TEXTS[args.lang]["progress"])
