@@ -104,6 +104,10 @@ TEXTS: dict[str, dict[str, str]] = {
         "fi": "Pelaa {card}: se avaa muille vähiten ja on arvokkaimpia korttejasi.",
         "en": "Play the {card}: it opens the least for the others and is one of your most expensive cards.",
     },
+    "master_points": {
+        "fi": "{base} (Laskin {worlds} mahdollista korttijakoa: tällä siirrolla jäät keskimäärin {points} pisteeseen.)",
+        "en": "{base} (I tried {worlds} possible deals of the hidden cards: with this move you end with {points} points on average.)",
+    },
     "master": {
         "fi": "{base} (Laskin {worlds} mahdollista korttijakoa: tällä siirrolla voitit {pct} % niistä.)",
         "en": "{base} (I tried {worlds} possible deals of the hidden cards: this move won {pct}% of them.)",
