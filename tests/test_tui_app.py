@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.widgets import Button, Input, Markdown, Static
+from textual.widgets import Button, Input, Markdown, Select, Static
 
 from ristiseiska.cards import CARDS, JOKERS, SUIT_SYMBOLS, parse_card
 from ristiseiska.game import Game
@@ -333,3 +333,23 @@ async def test_replay_steps_forward_and_back() -> None:
         await pilot.press("q")
         await pilot.pause()
     assert not app.is_running
+
+
+async def test_choosing_english_in_the_setup_redraws_it(tmp_path: Path) -> None:
+    app = PlayApp(default_settings(seed=3, pace=0.0), data_dir_path=tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*"Eero")
+        app.screen.query_one("#lang", Select).value = "en"
+        await pilot.pause()
+        assert isinstance(app.screen, SetupScreen) and app.screen.lang == "en"
+        assert app.screen.query_one("#name", Input).value == "Eero"
+        assert app.screen.sub_title == "New game"
+        await pilot.press("f1")  # the rules of the chosen preset, in English
+        await pilot.pause()
+        assert isinstance(app.screen, TextScreen)
+        await pilot.press("escape")
+        await pilot.pause()
+        app.screen.query_one("#start", Button).press()
+        await pilot.pause()
+        assert isinstance(app.screen, GameScreen)
+        assert status(app).startswith("Your turn")

@@ -56,21 +56,12 @@ COMMANDS = {
 
 def rules_markdown(rules: Rules, lang: str) -> str:
     """The rules in force, in our own words (helper H's text when present)."""
-    try:
-        from ..explain import explain_rules
-    except ImportError:
-        explain_rules = None
-    if explain_rules is not None:
-        try:
-            return str(explain_rules(rules, lang))
-        except Exception as e:  # noqa: BLE001 - a rules text must never take the game down
-            return f"# {rules.name}\n\n{e}"
-    from ..rules import OPTION_HELP
+    from ..explain import explain_rules
 
-    lines = [f"# {rules.name or 'ristiseiska'}", ""]
-    for k, v in rules.to_dict().items():
-        lines.append(f"- **{k}** = `{v}` — {OPTION_HELP.get(k, '')}")
-    return "\n".join(lines)
+    try:
+        return str(explain_rules(rules, lang))
+    except Exception as e:  # noqa: BLE001 - a rules text must never take the game down
+        return f"# {rules.name}\n\n{e}"
 
 
 # --- small screens ----------------------------------------------------------------------------------
@@ -260,6 +251,30 @@ class SetupScreen(Screen[None]):
         text = t(f"core.preset.{choice}", self.lang)
         return preset_description(str(choice)) if text.startswith("core.") else text
 
+    @on(Select.Changed, "#lang")
+    def _lang_changed(self, event: Select.Changed) -> None:
+        if event.value == self.lang:
+            return
+        # Draw the form again in the chosen language, keeping what was typed.
+        d = dict(self.defaults)
+        d.update(lang=str(event.value), name=self.query_one("#name", Input).value,
+                 preset_value=self.query_one("#preset", Select).value)
+        players = self.query_one("#players", Input).value.strip()
+        if players.isdigit():
+            d["players"] = int(players)
+        d["bots"] = [b.strip() for b in self.query_one("#bots", Input).value.split(",") if b.strip()]
+        d["deals"] = self.query_one("#deals", Input).value.strip() or None
+        d["open_cards"] = self.query_one("#open", Checkbox).value
+        app = self.app
+        assert isinstance(app, PlayApp)
+        app.set_language(d["lang"])
+        app.defaults = d
+        app.switch_screen(SetupScreen(d))
+
+    def chosen_rules(self) -> Rules:
+        choice = self.query_one("#preset", Select).value
+        return self.defaults["rules"] if choice == "@file" else preset(str(choice))
+
     @on(Select.Changed, "#preset")
     def _preset_changed(self, event: Select.Changed) -> None:
         self.query_one("#preset-info", Static).update(self._describe(event.value))
@@ -284,8 +299,7 @@ class SetupScreen(Screen[None]):
     def read(self) -> Setup:
         d = self.defaults
         lang = str(self.query_one("#lang", Select).value)
-        choice = self.query_one("#preset", Select).value
-        rules: Rules = d["rules"] if choice == "@file" else preset(str(choice))
+        rules = self.chosen_rules()
         players_text = self.query_one("#players", Input).value.strip()
         try:
             players = int(players_text)
@@ -655,10 +669,15 @@ class PlayApp(App[Any]):
         self.dir = data_dir_path
         self.quick = quick
         self.save = save
-        self.bind("f1", "rules", description=t("tui.key.rules", self.lang))
-        self.bind("f2", "hint", description=t("tui.key.hint", self.lang))
-        self.bind("f3", "score", description=t("tui.key.score", self.lang))
-        self.bind("ctrl+q", "quit", description=t("tui.key.quit", self.lang))
+        self.set_language(self.lang)
+
+    def set_language(self, lang: str) -> None:
+        """Footer labels in ``lang`` (the keys stay the same)."""
+        self.lang = lang
+        for key, action in (("f1", "rules"), ("f2", "hint"), ("f3", "score"), ("ctrl+q", "quit")):
+            self._bindings.key_to_bindings.pop(key, None)
+            self.bind(key, action, description=t(f"tui.key.{action}", lang))
+        self.refresh_bindings()
 
     def on_mount(self) -> None:
         if self.session is not None:
@@ -672,7 +691,8 @@ class PlayApp(App[Any]):
             self.push_screen(SetupScreen(self.defaults))
 
     def start(self, setup: Setup) -> None:
-        self.lang = setup.lang
+        if setup.lang != self.lang:
+            self.set_language(setup.lang)
         self.session = Session(setup, self.dir, save=self.save)
         self.session.save()
         if isinstance(self.screen, SetupScreen):
@@ -689,7 +709,12 @@ class PlayApp(App[Any]):
     def action_rules(self) -> None:
         if isinstance(self.screen, ModalScreen):
             return
-        rules = self.session.rules if self.session else self.defaults["rules"]
+        if self.session is not None:
+            rules = self.session.rules
+        elif isinstance(self.screen, SetupScreen):
+            rules = self.screen.chosen_rules()
+        else:
+            rules = self.defaults["rules"]
         self.push_screen(TextScreen(rules_markdown(rules, self.lang), self.lang, markdown=True))
 
     def action_score(self) -> None:

@@ -33,6 +33,7 @@ from typing import Any
 
 from ..cards import CardError
 from ..game import Event, Game, IllegalMoveError
+from ..match import Match
 from ..moves import GIVE, PLAY, SWAP, Move, MoveError
 from ..rules import Rules, RulesError, preset
 from ..scoring import Result
@@ -136,110 +137,28 @@ class Setup:
                    open_cards=bool(d.get("open_cards", False)), pace=float(d.get("pace", 0.6)))
 
 
-# --- bots and hints (helper D's package when it is there; a random stand-in otherwise) -----------
-
-class _RandomBot:
-    """Stand-in while ``ristiseiska.bots`` is not installed: a random legal move."""
-
-    def __init__(self, seed: int | None = None) -> None:
-        self.rng = random.Random(seed)
-
-    def choose(self, view: Any) -> Move:
-        return self.rng.choice(list(view.legal_moves))
-
+# --- bots and hints ----------------------------------------------------------------------------
 
 def bot_levels() -> tuple[str, ...]:
-    try:
-        from .. import bots
+    from ..bots import BOT_NAMES
 
-        names = getattr(bots, "BOT_NAMES", None) or getattr(bots, "LEVELS", None)
-        if names:
-            return tuple(names)
-    except ImportError:
-        pass
-    return BOT_LEVELS
+    return tuple(BOT_NAMES)
 
 
 def make_bot(level: str, seed: int) -> Any:
-    try:
-        from ..bots import get_bot
-    except ImportError:
-        return _RandomBot(seed)
+    from ..bots import get_bot
+
     return get_bot(level, seed=seed)
 
 
 def hint(view: Any, lang: str) -> tuple[Move | None, str]:
-    """The move a bot suggests for ``view`` and its reason in ``lang``."""
-    try:
-        from ..bots import hint as bot_hint
-    except ImportError:
-        bot_hint = None
-    if bot_hint is not None:
-        h = bot_hint(view, lang)
-        return _normalise_hint(h)
-    legal = list(view.legal_moves)
-    if not legal:
+    """The move the expert bot suggests for ``view`` and its reason in ``lang``."""
+    from ..bots import hint as bot_hint
+
+    if not view.legal_moves:
         return None, ""
-    # Deterministic for the same position, so that asking twice gives the same answer.
-    rng = random.Random(len(view.history) * 7919 + view.seat)
-    return rng.choice(legal), _t("tui.hint.random_reason", lang)
-
-
-def _normalise_hint(h: Any) -> tuple[Move | None, str]:
-    if h is None:
-        return None, ""
-    if isinstance(h, tuple):
-        return h[0], str(h[1]) if len(h) > 1 else ""
-    if isinstance(h, dict):
-        return h.get("move"), str(h.get("reason", ""))
-    if isinstance(h, Move):
-        return h, ""
-    return getattr(h, "move", None), str(getattr(h, "reason", "") or getattr(h, "text", ""))
-
-
-# --- the match ---------------------------------------------------------------------------------
-
-class _SimpleMatch:
-    """Stand-in for :class:`ristiseiska.match.Match` (same calls) until it lands."""
-
-    def __init__(self, rules: Rules, players: int, seed: int | None,
-                 names: Sequence[str] | None = None, dealer: int = 0) -> None:
-        self.rules, self.n, self.seed = rules, players, seed
-        self.names = list(names) if names else None
-        self.dealer = dealer
-        self.results: list[Result] = []
-        self.totals = [0] * players
-
-    def new_deal(self) -> Game:
-        k = len(self.results)
-        seed = None if self.seed is None else random.Random(f"{self.seed}:{k}").randrange(2**31)
-        return Game(self.rules, self.n, seed=seed, dealer=self.dealer, names=self.names)
-
-    def add_result(self, result: Result) -> None:
-        self.results.append(result)
-        self.totals = [a + b for a, b in zip(self.totals, result.points, strict=True)]
-        self.dealer = result.next_dealer if result.next_dealer is not None else (self.dealer + 1) % self.n
-
-    def is_over(self) -> bool:
-        r = self.rules
-        done = (r.match_deals and len(self.results) >= r.match_deals) or (
-            r.match_target and max(self.totals) >= r.match_target)
-        if done and r.tie == "extra" and len(self.winners) > 1:
-            return False
-        return bool(done)
-
-    @property
-    def winners(self) -> list[int]:
-        best = min(self.totals)
-        return [i for i, v in enumerate(self.totals) if v == best]
-
-
-def _new_match(rules: Rules, players: int, seed: int | None, names: list[str]) -> Any:
-    try:
-        from ..match import Match
-    except ImportError:
-        return _SimpleMatch(rules, players, seed, names)
-    return Match(rules, players, seed, names)
+    move, reason = bot_hint(view, lang)
+    return move, reason
 
 
 @dataclass
@@ -262,7 +181,7 @@ class Session:
         self.n = setup.players
         self.dir = data_dir_path
         self.save_enabled = save and data_dir_path is not None
-        self.match = _new_match(self.rules, self.n, setup.seed, self.names)
+        self.match = Match(self.rules, self.n, setup.seed, self.names)
         self.results: list[Result] = []
         self.finished_moves: list[list[str]] = []
         self.log: list[LogLine] = []
@@ -388,7 +307,7 @@ class Session:
         seat = self.game.to_move
         bot = self._bots[seat]
         view = self.game.view(seat)
-        move = bot.choose(view)
+        move: Move = bot.choose(view)
         if move not in view.legal_moves:
             # A bot must never stall the game: fall back to its first legal move.
             move = view.legal_moves[0]
@@ -495,7 +414,7 @@ class Session:
     def _write_record(self, g: Game) -> None:
         if not self.save_enabled or self.dir is None:
             return
-        rec = game_record(g, self.setup.rules)
+        rec = game_record(g, self.setup.rules, {"deal": len(self.results), "match_seed": self.setup.seed})
         try:
             from ..record import dumps_record
 
@@ -619,12 +538,12 @@ def _opening_name(rules: Rules, lang: str) -> str:
         return rules.opening
 
 
-def game_record(g: Game, rules: Rules) -> dict[str, Any]:
-    """The deal as a record (RULES.md §6): helper A's writer when present, else our own."""
+def game_record(g: Game, rules: Rules, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The deal as a record (RULES.md §6), with ``extra`` keys (the deal's number)."""
     try:
         from ..record import record_from_game
 
-        rec: dict[str, Any] = record_from_game(g)
+        rec: dict[str, Any] = record_from_game(g, extra=extra)
         return rec
     except ImportError:
         pass
