@@ -145,3 +145,17 @@ def test_match_round_trip() -> None:
     m2 = Match.from_dict(m.to_dict())
     assert m2.totals == m.totals and m2.dealer == m.dealer and m2.rules == m.rules
     assert [r.points for r in m2.sheet] == [r.points for r in m.sheet]
+
+
+def test_deal_seed_is_the_documented_hash() -> None:
+    import hashlib
+
+    digest = hashlib.sha256(b"ristiseiska:42:3").digest()
+    assert deal_seed(42, 3) == int.from_bytes(digest[:8], "big") >> 1
+    m = Match(Rules(match_deals=5), 4, seed=42)
+    for i in range(3):
+        g = m.new_deal()
+        assert g.seed == deal_seed(42, i)
+        assert g.initial_hands == Game(Rules(match_deals=5), 4, seed=deal_seed(42, i),
+                                       dealer=g.dealer).initial_hands
+        m.add_result(play_out(g, random.Random(i)))

@@ -513,3 +513,54 @@ def test_v15_uneven_deal_short_hands() -> None:
     assert g.hand_sizes() == [10, 10, 11, 11, 10]
     assert g.chips_paid == [2, 2, 1, 1, 2]
     assert g.pot == 8
+
+
+# == readings of docs/decisions.md ============================================================
+
+def test_v13_deal_order_is_documented() -> None:
+    """♣7 laid out; the other 51 shuffled in id order; 34 dealt one at a time from the
+    dealer's left; the remaining 17 are the stock, drawn from the front."""
+    from ristiseiska.cards import full_deck
+
+    rules = preset("kahdestaan-pakka")
+    deck = [c for c in full_deck() if str(c) != "C7"]
+    random.Random(99).shuffle(deck)
+    g = Game(rules, 2, seed=99, dealer=1)
+    assert list(g.initial_hands[0]) == deck[0:34:2]
+    assert list(g.initial_hands[1]) == deck[1:34:2]
+    assert list(g.initial_stock) == deck[34:]
+
+
+def test_v13_empty_stock_uses_the_base_failure_rule() -> None:
+    rules = Rules(stock=True, min_players=2, max_players=2)  # token rules underneath
+    in_stock = cards("HQ")
+    mine = " ".join(str(c) for c in cards(far()) if c not in in_stock)
+    hands = hands_with(2, {0: mine}, rest=1, rules=rules, exclude=in_stock + cards("C7"))
+    g = Game(rules, 2, hands=hands, stock=in_stock, dealer=0)
+    push(g, "D7", "draw")
+    g.push(first_play(g))
+    assert legal(g) == {"token"}
+
+
+def test_v2_token_holder_who_went_out_does_not_pay() -> None:
+    rules = Rules(end="last-left", last_left_scoring="cards")
+    # Seat 1 takes the token, then plays C8 and C9 and goes out; seat 0 goes out next and
+    # seat 2 is left holding cards.
+    g = game_with(3, {0: "C7 D7 H7 S7", 1: "C8 C9"}, rest=2, rules=rules, dealer=2)
+    drive(g, {0: ["C7", "D7", "H7", "S7"], 1: ["token", "C8", "C9"]}, other=first_play)
+    res = g.result
+    assert res is not None and res.out_order == (1, 0) and res.loser == 2
+    assert res.token_holder == 1
+    assert res.token_points == (0, 0, 0)
+    assert res.points[:2] == (0, 0) and res.points[2] == res.card_points[2] > 0
+
+
+def test_several_losers_the_one_with_most_cards_deals() -> None:
+    from ristiseiska.scoring import score_deal
+
+    rules = Rules(end="last-left")
+    hands = [cards("S5"), [], cards("S6 S8"), cards("S9 S10")]
+    res = score_deal(rules, hands, 1, [1], None, [0] * 4, None, 0, "stall", [13] * 4, 0)
+    assert res.loser == (0, 2, 3)
+    assert res.next_dealer == 2  # most cards (2), first from the dealer's left on a tie
+    assert res.points == (1, 0, 1, 1)
