@@ -340,3 +340,32 @@ def test_rollouts_from_give_and_more_phases(name: str, phase: str) -> None:
     kv = kernel.rollout_values(**pos, n_rollouts=40_000, seed=3)
     pm, pse = _engine_playouts(g, 1200)
     assert (np.abs(pm - kv) < 5 * pse + 0.5).all(), (pm, kv)
+
+
+@pytest.mark.parametrize("rules", [Rules(), preset("ristiseiska-pyynto"),
+                                   Rules(hoarding="all-but-sevens"), Rules(multi_play=True)])
+def test_kernel_choices_are_uniform_over_the_legal_moves(rules: Rules) -> None:
+    """Replay kernel deals in the engine; at each decision with L legal moves the index of the
+    chosen move among the engine's legal moves should average (L - 1) / 2."""
+    from ristiseiska.cards import parse_card
+    from ristiseiska.moves import Move
+    from ristiseiska.record import replay_record
+
+    run = kernel.play_deals(rules, 4, seed=8, count=600, record=True)
+    picks: dict[int, list[int]] = {}
+    for rec in run.records():
+        g = replay_record({**rec, "events": [], "result": None})
+        for ev in rec["events"]:
+            legal = g.legal_moves()
+            move = Move(ev["type"], parse_card(ev["card"]) if "card" in ev else None)
+            match = legal.index(move)
+            if len(legal) > 1:
+                picks.setdefault(len(legal), []).append(match)
+            g.push(move)
+    assert len(picks) >= 3
+    for size, idx in picks.items():
+        if len(idx) < 200:
+            continue
+        a = np.array(idx, dtype=float)
+        se = np.sqrt((size**2 - 1) / 12 / len(a))  # sd of a uniform index over 0..size-1
+        assert abs(a.mean() - (size - 1) / 2) < 5 * se, (size, a.mean(), len(a))
