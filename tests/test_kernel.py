@@ -369,3 +369,12 @@ def test_kernel_choices_are_uniform_over_the_legal_moves(rules: Rules) -> None:
         a = np.array(idx, dtype=float)
         se = np.sqrt((size**2 - 1) / 12 / len(a))  # sd of a uniform index over 0..size-1
         assert abs(a.mean() - (size - 1) / 2) < 5 * se, (size, a.mean(), len(a))
+
+
+def test_move_lists_grow_when_a_deal_needs_room() -> None:
+    rules = Rules(failure="ask", stall_turns=300)
+    full = kernel.play_deals(rules, 3, seed=4, count=40, record=True)
+    tight = kernel.play_deals(rules, 3, seed=4, count=40, record=True, width=8)
+    assert int(full.nmoves.max()) > 8  # so the tight run had to grow
+    assert tight.moves is not None and full.moves is not None
+    assert [tight.record(d) for d in range(40)] == [full.record(d) for d in range(40)]

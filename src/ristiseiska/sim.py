@@ -221,14 +221,11 @@ def _simulate_python(summary: SimSummary, games: int, records: IO[str] | None,
 
 def _simulate_kernel(summary: SimSummary, games: int, records: IO[str] | None,
                      progress: Callable[[int], None] | None, names: list[str] | None) -> None:
-    from .kernel import max_moves, play_deals
+    from .kernel import play_deals
     from .record import dumps_record
 
     rules, n, seed = summary.rules, summary.players, summary.seed
-    if records is not None:  # move lists take memory: about 16 MB of them per call at most
-        chunk = max(1, min(KERNEL_RECORD_CHUNK, 8_000_000 // max_moves(rules, n)))
-    else:
-        chunk = KERNEL_CHUNK
+    chunk = KERNEL_RECORD_CHUNK if records is not None else KERNEL_CHUNK
     uses_token = rules.uses_token
     for start in range(0, games, chunk):
         count = min(chunk, games - start)

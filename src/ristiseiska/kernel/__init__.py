@@ -260,27 +260,36 @@ class KernelRun:
 
 
 def play_deals(rules: Rules, players: int, seed: int, count: int, start: int = 0,
-               first_dealer: int = 0, record: bool = False) -> KernelRun:
+               first_dealer: int = 0, record: bool = False,
+               width: int | None = None) -> KernelRun:
     """Play deals ``start .. start+count-1`` of the run seeded with ``seed``; with ``record``
-    keep each deal's move list (for :meth:`KernelRun.records`)."""
+    keep each deal's move list (for :meth:`KernelRun.records`). ``width``: room for moves per
+    deal to start with (it grows, up to :func:`max_moves`, when a deal needs more)."""
     why = unsupported(rules, players)
     if why:
         raise ValueError(why)
     params, line, pos_of, values = rule_arrays(rules)
     n = players
-    cp, tp, pen, chips, total = (np.zeros((count, n), np.int64) for _ in range(5))
-    winners = np.zeros(count, np.int64)
-    ends = np.zeros(count, np.int64)
-    holders = np.zeros(count, np.int64)
-    dealt = np.zeros((count, n), np.uint64)
-    width = max_moves(rules, n)
-    moves = np.zeros((count if record else 1, width if record else 1), np.int16)
-    nmoves = np.zeros(count if record else 1, np.int64)
-    core.run_deals(np.uint64(seed & M64), start, count, n, first_dealer, params, line, pos_of,
-                   values, cp, tp, pen, chips, total, winners, ends, holders, dealt, moves,
-                   nmoves, record)
-    if (ends == core.END_BROKEN).any():  # pragma: no cover - max_moves is a true bound
-        raise RuntimeError("a kernel deal ran out of room for its moves")
+    bound = max_moves(rules, n)
+    # Most deals are short; a deal that runs out of room is played again (deals are pure
+    # functions of the seed) with more room, so a huge stall limit costs memory only if used.
+    room = min(bound, width or 2048)
+    while True:
+        cp, tp, pen, chips, total = (np.zeros((count, n), np.int64) for _ in range(5))
+        winners = np.zeros(count, np.int64)
+        ends = np.zeros(count, np.int64)
+        holders = np.zeros(count, np.int64)
+        dealt = np.zeros((count, n), np.uint64)
+        moves = np.zeros((count if record else 1, room if record else 1), np.int16)
+        nmoves = np.zeros(count if record else 1, np.int64)
+        core.run_deals(np.uint64(seed & M64), start, count, n, first_dealer, params, line,
+                       pos_of, values, cp, tp, pen, chips, total, winners, ends, holders, dealt,
+                       moves, nmoves, record)
+        if not (ends == core.END_BROKEN).any():
+            break
+        if room >= bound:  # pragma: no cover - max_moves is a true bound
+            raise RuntimeError("a kernel deal ran out of room for its moves")
+        room = min(bound, room * 4)
     return KernelRun(rules, players, seed, start, first_dealer, cp, tp, pen, chips, total,
                      winners, ends, holders, dealt, moves if record else None,
                      nmoves if record else None)
