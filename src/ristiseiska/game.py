@@ -29,7 +29,18 @@ from typing import Any, NamedTuple
 
 from .cards import CARDS, JOKER_BASE, Card, CardError, full_deck, parse_card, sort_key
 from .moves import (
-    ASK, CHIP, DRAW, GIVE, PASS, PLAY, STOP, SWAP, TOKEN, Move, MoveError, parse_move,
+    ASK,
+    CHIP,
+    DRAW,
+    GIVE,
+    PASS,
+    PLAY,
+    STOP,
+    SWAP,
+    TOKEN,
+    Move,
+    MoveError,
+    parse_move,
 )
 from .rules import Rules, RulesError
 from .scoring import Result, score_deal
@@ -296,18 +307,22 @@ class Game:
                 playable = self.table.playable
             lm = self._hand_types(seat) & playable
             legal = self._plays(lm) if lm else []
+            if self.rules.jokers:
+                legal += self._joker_moves(seat)
             if phase == MORE:
                 legal.append(_STOP)
-            elif not lm:
+            elif not legal:
                 legal = [self._failure_move(seat)]
-            elif self.table.opened and self._may_hoard(lm):  # the opening card is never held
+            elif lm and self.table.opened and self._may_hoard(lm):  # the opening card is never held
                 legal.append(_TOKEN)
         self._legal = legal
         return legal
 
-    def _plays(self, types: int) -> list[Move]:
+    def _plays(self, types: int, joker: Card | None = None) -> list[Move]:
+        """Play moves for the card types in ``types``: the cards themselves, or ``joker``
+        standing for each (V11)."""
         out: list[Move] = []
-        simple = self._simple_plays
+        simple = self._simple_plays and joker is None
         table = self.table
         while types:
             low = types & -types
@@ -317,15 +332,78 @@ class Game:
                 out.append(_PLAYS[t])
                 continue
             places = table.placements(t)
-            card = CARDS[t]
+            named = CARDS[t]
             ace_choice = (self.rules.ace == "first-decides" and table.ace_end is None
-                          and card.rank == 1)
+                          and named.rank == 1)
             rows = {p[0] for p in places}
+            card = named if joker is None else joker
+            as_ = None if joker is None else named
             for row, end in places:
                 out.append(Move(PLAY, card,
                                 (row // 4) if len(rows) > 1 else None,
-                                end if ace_choice else None))
+                                end if ace_choice else None, as_))
         return out
+
+    # -- jokers (V11) ---------------------------------------------------------------------------
+    def _jokers_in_hand(self, seat: int) -> list[Card]:
+        h = self._hands[seat] >> JOKER_BASE
+        return [CARDS[JOKER_BASE + i] for i in range(2) if (h >> i) & 1]
+
+    def _joker_names(self) -> int:
+        """Card types a joker may stand for now: any card that fits, once the deal has been
+        opened by a real card (so never the opening card; RULES.md V11 "except ♣7")."""
+        table = self.table
+        if not table.opened or all(lo == NO for lo in table.lo):
+            return 0
+        return table.playable
+
+    def _joker_moves(self, seat: int) -> list[Move]:
+        """Joker plays, and swaps at the start of a turn (a swap is that turn's play)."""
+        out: list[Move] = []
+        jokers = self._jokers_in_hand(seat)
+        if jokers:
+            names = self._joker_names()
+            if names:
+                for j in jokers:
+                    out += self._plays(names, j)
+        if self._phase == NORMAL and self.table.jokers:
+            st = self.table.swap_types() & self._hand_types(seat)
+            while st:
+                low = st & -st
+                out.append(Move(SWAP, CARDS[low.bit_length() - 1]))
+                st ^= low
+        return out
+
+    def _has_play(self, seat: int) -> bool:
+        """Whether ``seat`` holds a card (or joker) that can be played now."""
+        if self._hand_types(seat) & self.table.playable:
+            return True
+        return bool(self.rules.jokers and self._jokers_in_hand(seat) and self._joker_names())
+
+    def dead_cards(self, seat: int) -> list[Card]:
+        """Cards in ``seat``'s hand that can never be played any more (V11): real cards whose
+        every place is filled by other cards or by jokers that can no longer be swapped, and
+        jokers once every place on the table is filled."""
+        if not self.rules.jokers:
+            return []
+        live = self.table.live_types()
+        complete = self.table.is_complete()
+        return [c for c in self.hand(seat)
+                if (complete if c.is_joker else not (live >> self._type(int(c))) & 1)]
+
+    def _stuck(self) -> bool:
+        """No card left in any hand can ever be played (V11 [decision]: the deal ends)."""
+        live = self.table.live_types()
+        complete = self.table.is_complete()
+        for seat in range(self.n):
+            h = self._hands[seat]
+            if not h:
+                continue
+            if h >> JOKER_BASE and not complete:
+                return False
+            if self._hand_types(seat) & live:
+                return False
+        return True
 
     @property
     def _simple_plays(self) -> bool:
@@ -444,6 +522,15 @@ class Game:
             self._actor = receiver
             self._phase = NORMAL
             self._end_turn()
+        elif kind == SWAP:
+            assert move.card is not None
+            c = self._remove_card(seat, move.card)
+            joker = self.table.swap(self._type(c), c)
+            self._hands[seat] |= 1 << joker
+            self.events.append(Event(seat, SWAP, CARDS[c]))
+            self._played = True  # a swap is the turn's play
+            self._stall = 0
+            self._end_turn()
         else:  # pragma: no cover - legal_moves never offers other kinds yet
             raise IllegalMoveError(f"{move} is not supported by these rules")
 
@@ -464,29 +551,44 @@ class Game:
         card = move.card
         assert card is not None
         c = self._remove_card(seat, card)
-        t = self._type(c)
         table = self.table
-        if self._simple_plays:
-            row = table.type_rows[t][0]
-            end = table.fixed_end_side(t, row)
-        else:
+        if c >= JOKER_BASE:  # a joker takes the place of the card it stands for
+            assert move.as_ is not None
+            t = self._type(int(move.as_))
             row, end = self._placement_of(t, move)
+        else:
+            t = self._type(c)
+            if self._simple_plays:
+                row = table.type_rows[t][0]
+                end = table.fixed_end_side(t, row)
+            else:
+                row, end = self._placement_of(t, move)
         closing = table.place(t, row, end, c)
-        self.events.append(Event(seat, PLAY, CARDS[c], move.row, move.end))
+        self.events.append(Event(seat, PLAY, CARDS[c], move.row, move.end, move.as_))
         self._played = True
         self._stall = 0
+        r = self.rules
         if not self._hands[seat]:
             self._went_out(seat)
+            if r.jokers and self._phase != OVER and self._stuck():
+                self._finish_stuck()
             return
-        r = self.rules
+        if r.jokers and self._stuck():
+            self._finish_stuck()
+            return
         # V5: only an ace gives the extra move [RULES.md decision]
         more = r.multi_play or (
             closing and r.extra_move and (r.ace != "first-decides" or t % 13 == 0)
         )
-        if more and self._hand_types(seat) & table.playable:
+        if more and self._has_play(seat):
             self._phase = MORE
         else:
             self._end_turn()
+
+    def _finish_stuck(self) -> None:
+        """End a deal in which no card left can ever be played: everyone holding cards loses
+        (V11 [decision]); the first player out, if any, is the winner."""
+        self._finish(self.out_order[0] if self.out_order else None, "stuck")
 
     def _placement_of(self, t: int, move: Move) -> tuple[int, str | None]:
         places = self.table.placements(t)
@@ -556,25 +658,42 @@ class Game:
         if not isinstance(move, Move):
             raise IllegalMoveError(f"{move!r} is not a move")
         if move.kind == PLAY and move.card is not None:
-            want_type = self._type(int(move.card)) if not move.card.is_joker else int(move.card)
+            want_type = self._type(int(move.card))
+            want_as = None if move.as_ is None else self._type(int(move.as_))
             cands = [
                 m for m in legal if m.kind == PLAY and m.card is not None
                 and self._type(int(m.card)) == want_type
-                and (move.row is None or m.row is None or m.row == move.row)
-                and (move.end is None or m.end is None or m.end == move.end)
-                and m.as_ == move.as_
+                and (None if m.as_ is None else self._type(int(m.as_))) == want_as
+                and self._same_place(m, move)
             ]
             if len(cands) == 1:
                 return cands[0]
             if len(cands) > 1:
                 what = "row (@0 or @1)" if any(m.row is not None for m in cands) else "end (@low or @high)"
                 raise IllegalMoveError(f"{move} fits in more than one place: name the {what}")
-        if move.kind == GIVE and move.card is not None:
+        if move.kind in (GIVE, SWAP) and move.card is not None:
             want = self._type(int(move.card))
             for m in legal:
-                if m.kind == GIVE and m.card is not None and self._type(int(m.card)) == want:
+                if m.kind == move.kind and m.card is not None and self._type(int(m.card)) == want:
                     return m
         raise IllegalMoveError(self.explain_illegal(move))
+
+    def _same_place(self, legal: Move, move: Move) -> bool:
+        """Whether the row and end ``move`` names (if any) are where ``legal`` goes."""
+        if move.row is not None and legal.row is not None and legal.row != move.row:
+            return False
+        if move.end is not None and legal.end is not None and legal.end != move.end:
+            return False
+        if (move.row is not None and legal.row is None) or (
+                move.end is not None and legal.end is None):
+            card = legal.as_ if legal.as_ is not None else legal.card
+            assert card is not None
+            row, end = self._placement_of(self._type(int(card)), legal)
+            if move.row is not None and legal.row is None and row // 4 != move.row:
+                return False
+            if move.end is not None and legal.end is None and end != move.end:
+                return False
+        return True
 
     def explain_illegal(self, move: Move) -> str:
         """Why ``move`` is not legal now, in one sentence."""
@@ -596,9 +715,16 @@ class Game:
             assert move.card is not None
             if self._hand_count(seat, move.card) == 0:
                 return f"{move.card} is not in your hand"
+            if move.card.is_joker:
+                return self._why_not_joker(move)
             if move.as_ is not None:
-                return "jokers are not in play under these rules"
+                return "only a joker can stand for another card"
+            if self.rules.jokers and move.card in self.dead_cards(seat):
+                return (f"{move.card} is a dead card: its place is taken by a joker that can "
+                        "no longer be swapped")
             return self._why_not_fits(move.card)
+        if kind == SWAP:
+            return self._why_not_swap(move)
         if kind == STOP:
             return "you can stop only after a closing card (or when playing several cards)"
         if kind == TOKEN:
@@ -615,6 +741,39 @@ class Game:
             return "you hold a playable card, so you must play"
         expected = legal[0] if legal else None
         return f"you cannot {kind} now; the rules say: {expected}"
+
+    def _why_not_joker(self, move: Move) -> str:
+        if not self.rules.jokers:  # pragma: no cover - no jokers are dealt then
+            return "jokers are not in play under these rules"
+        if move.as_ is None:
+            return f"name the card the joker stands for, e.g. {move.card}=H6"
+        if move.as_.is_joker:
+            return "a joker cannot stand for a joker"
+        if self._phase == MORE or not self._joker_names():
+            if self.table.is_complete():
+                return "every place on the table is filled: jokers can no longer be played"
+            if not self._joker_names():
+                return "a joker cannot open the deal: the first card must be the real one"
+        if (self.table.playable >> self._type(int(move.as_))) & 1:
+            return f"{move.as_} does not fit where you said"
+        why = self._why_not_fits(move.as_)
+        return f"a joker must stand for a card that fits now: {why}"
+
+    def _why_not_swap(self, move: Move) -> str:
+        if not self.rules.jokers:
+            return "these rules have no jokers"
+        card = move.card
+        if card is None:
+            return "a swap move must name the real card"
+        if self._phase == MORE:
+            return "a swap is the whole play of a turn: it cannot follow a card played this turn"
+        if self._hand_count(self._actor, card) == 0:
+            return f"{card} is not in your hand"
+        t = self._type(int(card))
+        if not any(self.table.stands_for(j) == t for j in self.table.jokers):
+            return f"no joker on the table stands for {card}"
+        return (f"the joker standing for {card} is covered or its pile is closed: it can no "
+                "longer be swapped")
 
     def _hand_count(self, seat: int, card: Card) -> int:
         h = self._hands[seat]
@@ -799,7 +958,6 @@ _PASS = Move(PASS)
 _ASK = Move(ASK)
 _DRAW = Move(DRAW)
 _CHIP = Move(CHIP)
-del SWAP  # jokers (V11) add the swap move
 
 
 def _as_card(c: Card | str) -> Card:

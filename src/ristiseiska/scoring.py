@@ -90,7 +90,9 @@ def score_deal(
     n = len(hands)
     holding = [i for i in range(n) if hands[i]]
     loser: int | tuple[int, ...] | None = None
-    if rules.end == "last-left":
+    # A deal that ends because no card left can be played (jokers, V11) is lost by everyone
+    # still holding cards, as a deal played to the last player is.
+    if rules.end == "last-left" or end == "stuck":
         if len(holding) == 1:
             loser = holding[0]
         elif holding:
@@ -126,7 +128,7 @@ def score_deal(
     # Who deals next: to the left, or the loser when the deal is played to the last player
     # (the one holding most cards when several are left; the first of them from the dealer's
     # left on a tie).
-    if rules.end == "last-left" and holding:
+    if (rules.end == "last-left" or end == "stuck") and holding:
         order = [(dealer + 1 + k) % n for k in range(n)]
         most = max(len(hands[i]) for i in holding)
         next_dealer = next(i for i in order if i in holding and len(hands[i]) == most)

@@ -19,6 +19,7 @@ generation is a single ``&``.
 
 from __future__ import annotations
 
+from .cards import JOKER_BASE
 from .rules import Rules
 
 NO = -1
@@ -34,7 +35,7 @@ class Table:
     __slots__ = (
         "rules", "nrows", "order", "line", "types", "lo", "hi", "minr", "maxr", "center",
         "fits", "playable", "opened", "ace_end", "start_rank", "type_rows", "identical",
-        "ntypes", "occupant",
+        "ntypes", "occupant", "jokers",
     )
 
     def __init__(self, rules: Rules) -> None:
@@ -52,6 +53,8 @@ class Table:
         self.start_rank: int | None = None
         # occupant[row][slot] = card id lying there (jokers need to know; others ignore it)
         self.occupant: list[dict[int, int]] = [{} for _ in range(self.nrows)]
+        # jokers[joker id] = (row, slot) of a joker on the table (V11)
+        self.jokers: dict[int, tuple[int, int]] = {}
         self.type_rows: list[tuple[int, ...]] = []
         for t in range(self.ntypes):
             suit = (t % 52) // 13
@@ -149,12 +152,12 @@ class Table:
             return [(self.type_rows[t][0], None)] if (self.playable >> t) & 1 else []
         if not self.opened:  # the opening card goes to the first row of its suit
             return [(self.type_rows[t][0], None)]
-        seen: set[tuple[int, int]] = set()
+        seen: set[tuple[int, int, tuple[int, ...]]] = set()
         for row in self.type_rows[t]:
             if not (self.fits[row] >> t) & 1:
                 continue
-            state = (self.lo[row], self.hi[row])
-            if state in seen and not self.occupant[row]:
+            state = self._row_state(row)
+            if state in seen:
                 continue
             seen.add(state)
             lo = state[0]
@@ -168,6 +171,65 @@ class Table:
             if hi < self.maxr and tt[hi + 1] == t and self.high_allowed(row):
                 out.append((row, "high"))
         return out
+
+    def _row_state(self, row: int) -> tuple[int, int, tuple[int, ...]]:
+        """What tells two rows of one suit apart (two identical decks): the ends, and where
+        jokers lie (a joker can still be swapped or covered)."""
+        if not self.jokers:
+            return (self.lo[row], self.hi[row], ())
+        return (self.lo[row], self.hi[row],
+                tuple(sorted(s for r, s in self.jokers.values() if r == row)))
+
+    # -- jokers (V11) ---------------------------------------------------------------------
+    def joker_visible(self, row: int, slot: int) -> bool:
+        """Whether a card at ``slot`` of ``row`` may still be swapped for: it is the end card
+        of a pile that is not closed; a centre card always may."""
+        if slot == self.center:
+            return True
+        if slot < self.center:
+            return slot == self.lo[row] and slot > self.minr
+        return slot == self.hi[row] and slot < self.maxr
+
+    def swap_types(self) -> int:
+        """Bitmask of the card types a visible joker stands for (their holders may swap)."""
+        m = 0
+        for row, slot in self.jokers.values():
+            if self.joker_visible(row, slot):
+                m |= 1 << self.types[row][slot]
+        return m
+
+    def stands_for(self, joker: int) -> int:
+        """The card type the joker ``joker`` (on the table) stands for."""
+        row, slot = self.jokers[joker]
+        return self.types[row][slot]
+
+    def swap(self, t: int, card_id: int) -> int:
+        """Put the real card ``card_id`` (type ``t``) in the place of a visible joker standing
+        for it (the first such row); return the joker's id. The caller has checked it."""
+        for j, (row, slot) in sorted(self.jokers.items(), key=lambda kv: kv[1]):
+            if self.types[row][slot] == t and self.joker_visible(row, slot):
+                del self.jokers[j]
+                self.occupant[row][slot] = card_id
+                return j
+        raise PlacementError(f"no visible joker stands for card type {t}")
+
+    def live_types(self) -> int:
+        """Bitmask of the card types that may still be played some time: a place for them is
+        open (and reachable), or a visible joker stands for them. A card of any other type
+        in a hand is dead."""
+        m = self.swap_types()
+        for row in range(self.nrows):
+            t = self.types[row]
+            if not t:  # free Fan Tan before the first card: everything is live
+                return (1 << self.ntypes) - 1
+            lo = self.lo[row]
+            if lo == NO:
+                slots = range(self.minr, self.maxr + 1)
+            else:
+                slots = [*range(self.minr, lo), *range(self.hi[row] + 1, self.maxr + 1)]
+            for slot in slots:
+                m |= 1 << t[slot]
+        return m
 
     def is_closed(self, row: int, end: str) -> bool:
         """Whether a pile is complete (its last card down)."""
@@ -201,6 +263,8 @@ class Table:
             self.hi[row] = slot
             closing = slot == self.maxr
         self.occupant[row][slot] = card_id
+        if card_id >= JOKER_BASE:
+            self.jokers[card_id] = (row, slot)
         if not self.opened or new_layout:
             self.opened = True
             self._refresh_all()
@@ -244,6 +308,7 @@ class Table:
         new.line = self.line[:]
         new.types = self.types[:]
         new.occupant = [dict(o) for o in self.occupant]
+        new.jokers = dict(self.jokers)
         return new
 
     # -- description ----------------------------------------------------------------------

@@ -68,17 +68,19 @@ class SeatView:
         return self.to_move == self.seat and self.phase != "over"
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready form (for the web protocol and tools)."""
+        """A JSON-ready form (for the web protocol and tools). Cards and moves are written
+        with the second-deck mark (``C7+``) when the two decks differ (V10)."""
+        mark = self.rules.distinct_decks
         d: dict[str, Any] = {
             "seat": self.seat,
             "players": self.players,
             "names": list(self.names),
             "dealer": self.dealer,
-            "hand": [str(c) for c in self.hand],
+            "hand": [c.notation(mark) for c in self.hand],
             "hand_sizes": list(self.hand_sizes),
             "rows": [
                 {"row": r.row, "suit": r.suit, "deck": r.deck,
-                 "cards": [str(c) for c in r.cards],
+                 "cards": [c.notation(mark) for c in r.cards],
                  "low_closed": r.low_closed, "high_closed": r.high_closed}
                 for r in self.rows
             ],
@@ -89,13 +91,14 @@ class SeatView:
             "turn_seat": self.turn_seat,
             "phase": self.phase,
             "history": list(self.history),
-            "legal_moves": [str(m) for m in self.legal_moves],
+            "legal_moves": [m.text(mark) for m in self.legal_moves],
             "out_order": list(self.out_order),
             "stock_size": self.stock_size,
             "result": self.result.to_dict() if self.result is not None else None,
         }
         if self.open_hands is not None:
-            d["open_hands"] = {str(k): [str(c) for c in v] for k, v in self.open_hands.items()}
+            d["open_hands"] = {str(k): [c.notation(mark) for c in v]
+                               for k, v in self.open_hands.items()}
         return d
 
 
