@@ -144,7 +144,8 @@ def wilson(successes: float, n: int, z: float = Z95) -> tuple[float, float]:
     denom = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denom
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    lo, hi = max(0.0, centre - half), min(1.0, centre + half)
+    return (min(lo, p), max(hi, p))  # rounding must not push the bound past the estimate
 
 
 def mean_ci(xs: Sequence[float], z: float = Z95) -> tuple[float, float, float]:
@@ -331,8 +332,8 @@ def plot(t: Tournament, path: str) -> None:
     stats = t.stats()
     labels = list(stats)
     rates = [stats[k]["win_rate"] for k in labels]
-    err_lo = [stats[k]["win_rate"] - stats[k]["win_rate_ci"][0] for k in labels]
-    err_hi = [stats[k]["win_rate_ci"][1] - stats[k]["win_rate"] for k in labels]
+    err_lo = [max(0.0, stats[k]["win_rate"] - stats[k]["win_rate_ci"][0]) for k in labels]
+    err_hi = [max(0.0, stats[k]["win_rate_ci"][1] - stats[k]["win_rate"]) for k in labels]
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4.5))
     a1.bar(labels, rates, yerr=[err_lo, err_hi], capsize=6, color="#3b6ea5")
     a1.axhline(1 / len(t.specs), color="grey", linestyle="--", linewidth=1, label="even share")
