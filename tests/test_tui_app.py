@@ -26,7 +26,7 @@ from ristiseiska.tui.app import (
 )
 from ristiseiska.tui.replay import ReplayApp
 from ristiseiska.tui.session import HUMAN, STATE_FILE, Session, Setup
-from ristiseiska.tui.widgets import HandView
+from ristiseiska.tui.widgets import HandView, hand_text
 
 pytestmark = pytest.mark.asyncio
 SIZE = (120, 40)
@@ -249,7 +249,7 @@ async def test_open_cards_show_every_hand_and_the_bots_choice(tmp_path: Path) ->
         assert s is not None
         panel = str(app.screen.query_one("#players", Static).render())
         for seat in (1, 2, 3):
-            assert s.game.hand(seat)[0].symbol() in panel
+            assert hand_text(s.game.hand(seat)).plain in panel
         assert "botti valitsisi" in panel
 
 

@@ -415,6 +415,9 @@ class Session:
         if not self.save_enabled or self.dir is None:
             return
         rec = game_record(g, self.setup.rules, {"deal": len(self.results), "match_seed": self.setup.seed})
+        if self.names[HUMAN] == _t("tui.you", self.lang):
+            # "Sinä"/"You" reads well on one's own screen, not in a record read later
+            rec["players"][HUMAN] = _t("core.player", self.lang, n=HUMAN + 1)
         try:
             from ..record import dumps_record
 

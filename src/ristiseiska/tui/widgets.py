@@ -93,11 +93,19 @@ class TableView(Static):
 # --- the players ----------------------------------------------------------------------------------
 
 def hand_text(cards: Sequence[Card]) -> Text:
+    """A hand in little room: each suit's symbol once, then its ranks (``♣ 2 10 Q  ♦ 3 J``)."""
     out = Text()
-    for i, c in enumerate(cards):
-        if i:
-            out.append(" ")
-        out.append(c.symbol(), style=suit_style(c.suit) if not c.is_joker else "bold magenta")
+    last = None
+    for c in cards:
+        if c.is_joker:
+            out.append(" 🃏", style="bold magenta")
+            continue
+        if c.suit != last:
+            if last is not None:
+                out.append("  ")
+            out.append(SUIT_SYMBOLS[c.suit], style=suit_style(c.suit))
+            last = c.suit
+        out.append(" " + rank_text(c.rank), style="red" if c.suit in RED_SUITS else "")
     return out
 
 
