@@ -204,3 +204,22 @@ def test_module_docstring_examples() -> None:
 
     failures, tried = doctest.testmod(ristiseiska.sim, optionflags=doctest.ELLIPSIS)
     assert tried > 0 and failures == 0
+
+
+def test_workers_give_the_same_results(tmp_path, capsys) -> None:
+    one, two = tmp_path / "w1.jsonl", tmp_path / "w2.jsonl"
+    base = ["simulate", "--games", "1100", "--seed", "6", "--engine", "python", "--json"]
+    code, out1, _ = _run(capsys, *base, "--records", str(one))
+    assert code == 0
+    code, out2, _ = _run(capsys, *base, "--records", str(two), "--workers", "2")
+    assert code == 0
+    assert one.read_bytes() == two.read_bytes()
+    d1, d2 = json.loads(out1), json.loads(out2)
+    for key in ("mean_points", "wins", "token_at_end", "token_paid_rate"):
+        assert d1[key] == d2[key]
+    a = simulate(preset("ristiseiska"), 4, 120_000, seed=2, engine="kernel")
+    b = simulate(preset("ristiseiska"), 4, 120_000, seed=2, engine="kernel", workers=2)
+    assert (a.points, a.wins, a.token_end, a.token_paid) == (b.points, b.wins, b.token_end,
+                                                             b.token_paid)
+    code, _, err = _run(capsys, "simulate", "--workers", "0")
+    assert code == 2 and "--workers" in err

@@ -35,6 +35,7 @@ PLAYER_SALT = 0x5EED_0F_91A7E25
 
 KERNEL_CHUNK = 20_000  # deals per compiled call (progress updates and memory for move lists)
 KERNEL_RECORD_CHUNK = 2_000
+PYTHON_BLOCK = 1_000  # deals per task with several worker processes
 
 
 def _mix64(z: int) -> int:
@@ -92,6 +93,20 @@ class SimSummary:
     @property
     def deals_per_second(self) -> float:
         return self.deals / self.seconds if self.seconds > 0 else float("inf")
+
+    def merge(self, other: SimSummary) -> None:
+        """Add another part of the same run."""
+        self.deals += other.deals
+        for mine, theirs in ((self.points, other.points), (self.wins, other.wins),
+                             (self.token_end, other.token_end)):
+            for s, v in enumerate(theirs):
+                mine[s] += v
+        if self.chips is not None and other.chips is not None:
+            for s, v in enumerate(other.chips):
+                self.chips[s] += v
+        self.token_paid += other.token_paid
+        self.stalled += other.stalled
+        self.no_winner += other.no_winner
 
     def add_result(self, result: Any) -> None:
         self.deals += 1
@@ -177,35 +192,83 @@ def play_random_deal(rules: Rules, players: int, deal_seed: int, dealer: int,
 
 def simulate(rules: Rules, players: int, games: int, seed: int, engine: str = "auto",
              records: IO[str] | None = None, progress: Callable[[int], None] | None = None,
-             names: list[str] | None = None) -> SimSummary:
+             names: list[str] | None = None, workers: int = 1) -> SimSummary:
     """Play ``games`` deals; write one record per line to ``records`` if given; call
-    ``progress(k)`` after every ``k`` more deals. Bad arguments raise ``ValueError`` (rules
-    errors are ``ValueError`` too)."""
+    ``progress(k)`` after every ``k`` more deals. ``workers`` > 1 plays blocks of deals in
+    that many processes; every figure and record is the same as with one. Bad arguments raise
+    ``ValueError`` (rules errors are ``ValueError`` too)."""
     rules.check_players(players)
     if games < 1:
         raise ValueError(f"the number of games must be at least 1, not {games}")
+    if workers < 1:
+        raise ValueError(f"the number of workers must be at least 1, not {workers}")
     which = choose_engine(engine, rules, players)
     summary = SimSummary(rules, players, seed, which)
-    if which == "kernel":
+    if which == "kernel" and workers == 1:
         from .kernel import warm_up
 
         warm_up()  # compiling (or loading the compiled code) is not simulation time
-    start = time.perf_counter()
-    if which == "python":
-        _simulate_python(summary, games, records, progress, names)
+    begin = time.perf_counter()
+    if workers == 1:
+        _play_range(summary, 0, games, records, progress, names)
     else:
-        _simulate_kernel(summary, games, records, progress, names)
-    summary.seconds = time.perf_counter() - start
+        _simulate_parallel(summary, games, records, progress, names, workers)
+    summary.seconds = time.perf_counter() - begin
     return summary
 
 
-def _simulate_python(summary: SimSummary, games: int, records: IO[str] | None,
+def _play_range(summary: SimSummary, start: int, count: int, records: IO[str] | None,
+                progress: Callable[[int], None] | None, names: list[str] | None) -> None:
+    if summary.engine == "python":
+        _simulate_python(summary, start, count, records, progress, names)
+    else:
+        _simulate_kernel(summary, start, count, records, progress, names)
+
+
+def _block(args: tuple[Rules, int, int, str, int, int, bool, list[str] | None]
+           ) -> tuple[SimSummary, str]:
+    """A worker's share: deals ``start .. start+count-1`` with their records as text."""
+    import io
+
+    rules, players, seed, engine, start, count, want_records, names = args
+    part = SimSummary(rules, players, seed, engine)
+    out = io.StringIO() if want_records else None
+    _play_range(part, start, count, out, None, names)
+    return part, out.getvalue() if out is not None else ""
+
+
+def _simulate_parallel(summary: SimSummary, games: int, records: IO[str] | None,
+                       progress: Callable[[int], None] | None, names: list[str] | None,
+                       workers: int) -> None:
+    from concurrent.futures import ProcessPoolExecutor
+
+    if summary.engine == "kernel":
+        block = KERNEL_RECORD_CHUNK if records is not None else KERNEL_CHUNK * 5
+    else:
+        block = PYTHON_BLOCK
+    jobs = [(summary.rules, summary.players, summary.seed, summary.engine, start,
+             min(block, games - start), records is not None, names)
+            for start in range(0, games, block)]
+    import multiprocessing
+
+    # spawn, not fork: the caller may run threads (a progress bar) that fork would copy badly
+    ctx = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+        for part, text in pool.map(_block, jobs):  # in order, so records stay in order
+            summary.merge(part)
+            if records is not None:
+                records.write(text)
+            if progress is not None:
+                progress(part.deals)
+
+
+def _simulate_python(summary: SimSummary, first: int, games: int, records: IO[str] | None,
                      progress: Callable[[int], None] | None, names: list[str] | None) -> None:
     rules, n, seed = summary.rules, summary.players, summary.seed
     if records is not None:
         from .record import dumps_record, record_from_game
     step = 0
-    for i in range(games):
+    for i in range(first, first + games):
         g = play_random_deal(rules, n, derive_seed(seed, i), i % n, names)
         assert g.result is not None
         summary.add_result(g.result)
@@ -219,7 +282,7 @@ def _simulate_python(summary: SimSummary, games: int, records: IO[str] | None,
         progress(step)
 
 
-def _simulate_kernel(summary: SimSummary, games: int, records: IO[str] | None,
+def _simulate_kernel(summary: SimSummary, first: int, games: int, records: IO[str] | None,
                      progress: Callable[[int], None] | None, names: list[str] | None) -> None:
     from .kernel import play_deals
     from .record import dumps_record
@@ -227,8 +290,8 @@ def _simulate_kernel(summary: SimSummary, games: int, records: IO[str] | None,
     rules, n, seed = summary.rules, summary.players, summary.seed
     chunk = KERNEL_RECORD_CHUNK if records is not None else KERNEL_CHUNK
     uses_token = rules.uses_token
-    for start in range(0, games, chunk):
-        count = min(chunk, games - start)
+    for start in range(first, first + games, chunk):
+        count = min(chunk, first + games - start)
         run = play_deals(rules, n, seed, count, start=start, record=records is not None)
         summary.deals += count
         for s, total in enumerate(run.points().sum(axis=0).tolist()):

@@ -61,6 +61,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--records", metavar="FILE.jsonl", help="write one game record per deal to this file")
     p.add_argument("--engine", choices=("auto", "python", "kernel"), default="auto",
                    help="auto (default): the compiled kernel when it supports the rules, else the full engine")
+    p.add_argument("--workers", type=int, default=1, metavar="K", help="play in K processes (default 1); the results are the same")
     p.add_argument("--json", action="store_true", help="print the summary as one JSON object")
     p.add_argument("--lang", choices=("fi", "en"), default="fi", help="language of the summary (default fi)")
 
@@ -167,6 +168,8 @@ def run(args: argparse.Namespace) -> int:
     rules = load_rules(args.preset, args.rules)
     if args.games < 1:
         raise CliError(f"--games must be at least 1, not {args.games}")
+    if args.workers < 1:
+        raise CliError(f"--workers must be at least 1, not {args.workers}")
     try:
         rules.check_players(args.players)
         choose_engine(args.engine, rules, args.players)
@@ -184,9 +187,11 @@ def run(args: argparse.Namespace) -> int:
             with bar:
                 task = bar.add_task("", total=args.games)
                 summary = simulate(rules, args.players, args.games, args.seed, args.engine, out,
-                                   progress=lambda k: bar.advance(task, k))
+                                   progress=lambda k: bar.advance(task, k),
+                                   workers=args.workers)
         else:
-            summary = simulate(rules, args.players, args.games, args.seed, args.engine, out)
+            summary = simulate(rules, args.players, args.games, args.seed, args.engine, out,
+                               workers=args.workers)
     except (RulesError, ValueError) as e:
         raise CliError(str(e)) from None
     except OSError as e:
