@@ -65,7 +65,7 @@ def forced(g: Game) -> Move | None:
     lm = g.legal_moves()
     if g.phase == "more":
         return Move.stop()
-    if len(lm) == 1 and lm[0].kind != "play":
+    if len(lm) == 1 and lm[0].kind not in ("play", "swap"):
         return lm[0]
     return None
 

@@ -30,6 +30,8 @@ class RowView:
     cards: tuple[Card, ...]
     low_closed: bool
     high_closed: bool
+    # jokers on this row (V11): (joker, the card it stands for, whether it can still be swapped)
+    jokers: tuple[tuple[Card, Card, bool], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -62,6 +64,8 @@ class SeatView:
     laid_out: tuple[Card, ...]
     result: Any = None
     open_hands: dict[int, tuple[Card, ...]] | None = field(default=None)
+    # the seat's own cards that can never be played any more (jokers, V11)
+    dead: tuple[Card, ...] = ()
 
     @property
     def is_my_turn(self) -> bool:
@@ -81,7 +85,9 @@ class SeatView:
             "rows": [
                 {"row": r.row, "suit": r.suit, "deck": r.deck,
                  "cards": [c.notation(mark) for c in r.cards],
-                 "low_closed": r.low_closed, "high_closed": r.high_closed}
+                 "low_closed": r.low_closed, "high_closed": r.high_closed,
+                 **({"jokers": [{"joker": j.notation(), "as": a.notation(mark), "swappable": sw}
+                                for j, a, sw in r.jokers]} if r.jokers else {})}
                 for r in self.rows
             ],
             "token_holder": self.token_holder,
@@ -96,6 +102,8 @@ class SeatView:
             "stock_size": self.stock_size,
             "result": self.result.to_dict() if self.result is not None else None,
         }
+        if self.rules.jokers:
+            d["dead"] = [c.notation(mark) for c in self.dead]
         if self.open_hands is not None:
             d["open_hands"] = {str(k): [c.notation(mark) for c in v]
                                for k, v in self.open_hands.items()}
@@ -123,8 +131,12 @@ def make_view(game: Game, seat: int, open_cards: bool = False) -> SeatView:
         if table.lo[row] != NO:
             occ = table.occupant[row]
             cards = tuple(CARDS[occ[s]] for s in range(table.lo[row], table.hi[row] + 1))
+        jokers = tuple(
+            (CARDS[j], CARDS[table.types[r][slot]], table.joker_visible(r, slot))
+            for j, (r, slot) in sorted(table.jokers.items()) if r == row
+        )
         rows.append(RowView(row, row % 4, row // 4, cards,
-                            table.is_closed(row, "low"), table.is_closed(row, "high")))
+                            table.is_closed(row, "low"), table.is_closed(row, "high"), jokers))
     history = tuple(public_event(e.to_dict(mark), seat) for e in game.events)
     return SeatView(
         seat=seat,
@@ -153,4 +165,5 @@ def make_view(game: Game, seat: int, open_cards: bool = False) -> SeatView:
         laid_out=game.initial_table,
         result=game.result,
         open_hands={s: tuple(game.hand(s)) for s in range(game.n)} if open_cards else None,
+        dead=tuple(game.dead_cards(seat)),
     )
