@@ -14,7 +14,7 @@ from ristiseiska.cards import CARDS, JOKERS, SUIT_SYMBOLS, parse_card
 from ristiseiska.game import Game
 from ristiseiska.moves import GIVE, PLAY, STOP
 from ristiseiska.record import check_record, record_from_game
-from ristiseiska.rules import Rules, preset
+from ristiseiska.rules import Rules, preset, preset_names
 from ristiseiska.tui.app import (
     DealOver,
     GameScreen,
@@ -353,3 +353,23 @@ async def test_choosing_english_in_the_setup_redraws_it(tmp_path: Path) -> None:
         await pilot.pause()
         assert isinstance(app.screen, GameScreen)
         assert status(app).startswith("Your turn")
+
+
+@pytest.mark.parametrize("name", [n for n in preset_names()])
+async def test_every_preset_plays_a_deal_with_enter_alone(tmp_path: Path, name: str) -> None:
+    """Enter alone always does something legal: plays the card under the cursor, takes the
+    token, passes, asks, draws, pays, gives, or picks the first choice in a picker."""
+    rules = preset(name).replace(match_deals=1, match_target=0)
+    n = max(rules.min_players, min(3, rules.max_players))
+    d = default_settings(seed=21, pace=0.0, rules=rules, players=n, bots=["random"] * (n - 1))
+    app = PlayApp(d, data_dir_path=tmp_path, quick=True)
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(1500):
+            if not app.is_running:
+                break
+            await pilot.press("enter")
+        assert not app.is_running
+    s = app.session
+    assert s is not None and s.match_over and len(s.results) == 1
+    assert s.records_path is not None
+    assert check_record(json.loads(s.records_path.read_text(encoding="utf-8"))) is None

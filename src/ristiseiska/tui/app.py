@@ -352,6 +352,7 @@ class GameScreen(Screen[None]):
         self._logged = 0
         self._deal_shown = -1
         self._status_kind = ""
+        self._button_gen = 0
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -414,7 +415,9 @@ class GameScreen(Screen[None]):
         for i, m in enumerate(view.legal_moves):
             if m.kind in ("play", "give", "swap"):
                 continue
-            buttons.append(Button(describe_move(m, self.lang), id=f"act-{m.kind}-{i}",
+            # removing the old buttons finishes later: a fresh id each time avoids a clash
+            self._button_gen += 1
+            buttons.append(Button(describe_move(m, self.lang), id=f"act-{m.kind}-{self._button_gen}-{i}",
                                   variant="warning" if m.kind != "stop" else "primary"))
         if buttons:
             bar.mount_all(buttons)
