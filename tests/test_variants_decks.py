@@ -165,3 +165,18 @@ def test_v10_random_deals_replay_and_mark_the_second_deck() -> None:
         marked += sum(1 for e in rec["events"] if str(e.get("card", "")).endswith("+"))
         assert rec["events"][0]["card"] in ("C7", "C7+")
     assert marked > 0
+
+
+def test_v9_hands_given_as_text_keep_both_copies_apart() -> None:
+    # both queens of spades written "SQ" in different hands (as records write them): a
+    # give must not merge them into one
+    r = V9.replace(failure="ask")
+    g0 = game(r, 2, {1: "C7 SQ+ DA"}, rest=0, dealer=0)
+    g = Game(r, 2, hands=[[str(c) for c in g0.hand(s)] for s in range(2)], dealer=0)
+    g.push_text("C7")
+    g.push_text("C6")
+    assert legal(g) == {"ask"}
+    g.push_text("ask")
+    g.push_text("give:SQ")
+    assert [str(c) for c in g.hand(1)].count("SQ") == 2
+    assert sum(g.hand_sizes()) == 104 - 2

@@ -162,13 +162,18 @@ class Game:
         self.table = Table(r)
         self._identical = self.table.identical
         self._hands = [0] * n
+        used = 0  # over all hands: the two copies may be in different hands
         for seat, h in enumerate(self.initial_hands):
             m = 0
             for c in h:
-                bit = 1 << c
-                if m & bit and self._identical and c < 52:
-                    bit = 1 << (c + 52)  # the second copy of a card
+                cid = int(c)
+                if self._identical and cid < JOKER_BASE:
+                    cid %= 52
+                    if (used >> cid) & 1:
+                        cid += 52  # the second copy of a card
+                bit = 1 << cid
                 m |= bit
+                used |= bit
             self._hands[seat] = m
         self._stock = list(self.initial_stock)
         for c in self.initial_table:
@@ -524,10 +529,10 @@ class Game:
             self._end_turn()
         elif kind == SWAP:
             assert move.card is not None
-            c = self._remove_card(seat, move.card)
-            joker = self.table.swap(self._type(c), c)
+            real = self._remove_card(seat, move.card)
+            joker = self.table.swap(self._type(real), real)
             self._hands[seat] |= 1 << joker
-            self.events.append(Event(seat, SWAP, CARDS[c]))
+            self.events.append(Event(seat, SWAP, CARDS[real]))
             self._played = True  # a swap is the turn's play
             self._stall = 0
             self._end_turn()

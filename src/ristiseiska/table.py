@@ -223,6 +223,7 @@ class Table:
             if not t:  # free Fan Tan before the first card: everything is live
                 return (1 << self.ntypes) - 1
             lo = self.lo[row]
+            slots: list[int] | range
             if lo == NO:
                 slots = range(self.minr, self.maxr + 1)
             else:
