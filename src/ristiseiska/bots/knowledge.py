@@ -285,8 +285,11 @@ def _replay(view: Any, rules: Rules, names: dict[str, Card], opps: dict[int, Opp
             if o is not None:  # an opponent gave a card
                 if card is not None:
                     _card_left(rules, o, card)
-                elif o.free and o.size:
-                    pass
+                else:  # unseen: it may have been a card we knew of, so forget those (they
+                    # arrived after earlier exclusions: count them as free cards)
+                    o.free += len(o.known)
+                    o.free_excluded = 0
+                    o.known = []
             if to is not None and to != me and to in opps:
                 r = opps[to]
                 if card is not None and s == me:
