@@ -36,6 +36,11 @@ RULE_SETS = [
     (preset("ristiseiska-pyynto"), 4),
     (preset("wikipedia"), 6),
     (preset("fan-tan"), 4),
+    (preset("free-fan-tan"), 5),
+    (preset("kahdestaan-pakka"), 2),
+    (preset("kahdestaan-pakka").replace(failure="ask"), 2),
+    (Rules(layout="upward", opening="any", order="both", extra_move=True,
+           hoarding="any-with-penalty"), 3),
     (preset("ristikasi"), 3),
     (Rules(failure="ask", stall_turns=3), 4),  # stalls happen
     (Rules(hoarding="sevens-sixes-eights"), 4),
@@ -175,17 +180,17 @@ def test_python_and_kernel_seed_derivation_agree(seed: int, i: int) -> None:
 
 def test_unsupported_rules_are_named() -> None:
     for name in ("ristiseiska", "ristiseiska-pantti25", "sjuan", "ristiseiska-pyynto",
-                 "wikipedia", "fan-tan", "ristikasi"):
+                 "wikipedia", "fan-tan", "free-fan-tan", "ristikasi"):
         assert kernel.unsupported(preset(name), 4) is None
-    for name in ("free-fan-tan", "kaksi-pakkaa", "kaksi-erilaista-pakkaa", "jokerit",
-                 "kahdestaan-pakka"):
-        why = kernel.unsupported(preset(name), 4 if name != "kahdestaan-pakka" else 2)
+    assert kernel.unsupported(preset("kahdestaan-pakka"), 2) is None
+    for name in ("kaksi-pakkaa", "kaksi-erilaista-pakkaa", "jokerit"):
+        why = kernel.unsupported(preset(name), 4)
         assert why and why.startswith("the kernel does not play")
     assert kernel.unsupported(Rules(ace="first-decides"), 4) is not None
     assert kernel.unsupported(Rules(end="last-left"), 4) is not None
     assert kernel.unsupported(preset("sjuan"), 2) is not None  # Sjuan is for 3–8
-    with pytest.raises(ValueError, match="upward"):
-        kernel.play_deals(preset("free-fan-tan"), 4, 1, 10)
+    with pytest.raises(ValueError, match="two decks"):
+        kernel.play_deals(preset("kaksi-pakkaa"), 4, 1, 10)
 
 
 def _mean_se(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -214,13 +219,17 @@ def test_statistics_agree_with_the_engine(rules: Rules, n: int) -> None:
     assert abs(pt.mean() - kt.mean()) <= 5 * se  # (always 0 with chips: they change hands)
 
 
-@pytest.mark.parametrize("name", ["ristiseiska", "ristiseiska-pyynto", "fan-tan",
-                                  "ristiseiska-pantti25"])
-def test_rollouts_from_a_position_agree_with_engine_playouts(name: str) -> None:
+@pytest.mark.parametrize(("name", "n", "depth"),
+                         [("ristiseiska", 4, 25), ("ristiseiska-pyynto", 4, 25),
+                          ("fan-tan", 4, 25), ("ristiseiska-pantti25", 4, 25),
+                          ("free-fan-tan", 4, 12), ("free-fan-tan", 3, 0),
+                          ("kahdestaan-pakka", 2, 6)])
+def test_rollouts_from_a_position_agree_with_engine_playouts(name: str, n: int,
+                                                             depth: int) -> None:
     rules = preset(name)
-    g = Game(rules, 4, seed=12, dealer=1)
+    g = Game(rules, n, seed=12, dealer=1)
     rng = random.Random(3)
-    for _ in range(25):  # into the middle of a deal
+    for _ in range(depth):  # into the middle of a deal
         lm = g.legal_moves()
         g.push(rng.choice(lm))
     assert not g.is_over()
@@ -266,7 +275,7 @@ def test_rollout_arguments_are_checked() -> None:
     pos = kernel.position_from_game(Game(Rules(), 4, seed=1))
     with pytest.raises(ValueError):
         kernel.rollout_values(**pos, n_rollouts=0, seed=1)
-    pos["rules"] = preset("free-fan-tan")
+    pos["rules"] = preset("kaksi-pakkaa")
     with pytest.raises(ValueError):
         kernel.rollout_values(**pos, n_rollouts=10, seed=1)
 
@@ -283,6 +292,8 @@ def test_position_from_view_matches_the_game() -> None:
     assert pv["hands"].tolist() == [pg["hands"].tolist()]
     for key in ("lo", "hi"):
         assert pv[key].tolist() == pg[key].tolist()
+    for key in ("turns", "stall", "chips", "pot", "penalties", "stock", "start_rank"):
+        assert pv[key] == pg[key], key
     assert (pv["to_move"], pv["more"], pv["token_holder"]) == (pg["to_move"], pg["more"], pg["token_holder"])
     a = kernel.rollout_values(**pv, n_rollouts=500, seed=1)
     b = kernel.rollout_values(**pg, n_rollouts=500, seed=1)
@@ -378,3 +389,46 @@ def test_move_lists_grow_when_a_deal_needs_room() -> None:
     assert int(full.nmoves.max()) > 8  # so the tight run had to grow
     assert tight.moves is not None and full.moves is not None
     assert [tight.record(d) for d in range(40)] == [full.record(d) for d in range(40)]
+
+
+def test_position_from_view_with_a_stock() -> None:
+    g = Game(preset("kahdestaan-pakka"), 2, seed=3)
+    rng = random.Random(1)
+    while len(g.stock) == 17:  # until someone has drawn
+        g.push(rng.choice(g.legal_moves()))
+    view = g.view(g.to_move)
+    hands = [g.hand(s) for s in range(2)]
+    with pytest.raises(ValueError, match="stock"):
+        kernel.position_from_view(view, hands)
+    pv = kernel.position_from_view(view, hands, stock=g.stock)
+    pg = kernel.position_from_game(g)
+    assert pv["stock"] == pg["stock"] == [int(c) for c in g.stock]
+    a = kernel.rollout_values(**pv, n_rollouts=300, seed=2)
+    assert (a == kernel.rollout_values(**pg, n_rollouts=300, seed=2)).all()
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    stock=st.booleans(),
+    extra=st.booleans(),
+    multi=st.booleans(),
+    failure=st.sampled_from(["token", "pass", "ask", "chip"]),
+    hoarding=st.sampled_from(["none", "sevens-sixes-eights", "any-with-penalty"]),
+    order=st.sampled_from(["low-first", "high-first", "both"]),
+    values=st.sampled_from(["ace14", "ace1", "one"]),
+    n=st.integers(3, 8),
+    seed=st.integers(0, 2**64 - 1),
+)
+def test_upward_and_stock_games_give_legal_records(stock, extra, multi, failure, hoarding,
+                                                   order, values, n, seed) -> None:
+    hoard = hoarding if failure == "token" else "none"
+    if stock:
+        rules = Rules(stock=True, min_players=2, max_players=2, failure=failure, hoarding=hoard,
+                      extra_move=extra, multi_play=multi, order=order, card_values=values)
+        n = 2
+    else:
+        rules = Rules(layout="upward", opening="any", order="both", failure=failure,
+                      hoarding=hoard, extra_move=extra, multi_play=multi, card_values=values)
+    run = kernel.play_deals(rules, n, seed=seed, count=4, record=True)
+    for rec in run.records():
+        assert check_record(rec) is None

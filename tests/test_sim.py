@@ -118,7 +118,7 @@ def test_house_rules_from_toml(tmp_path, capsys) -> None:
         (["--games", "0"], "--games"),
         (["--games", "-5"], "--games"),
         (["--rules", "/no/such/file.toml"], "cannot read"),
-        (["--preset", "free-fan-tan", "--engine", "kernel"], "kernel"),
+        (["--preset", "kaksi-pakkaa", "--engine", "kernel"], "kernel"),
         (["--records", "/no/such/dir/x.jsonl", "--games", "3"], "cannot write"),
     ],
 )
@@ -158,7 +158,7 @@ def test_engine_choice() -> None:
     assert choose_engine("auto", Rules(ace="first-decides"), 4) == "python"
     assert choose_engine("python", preset("ristiseiska"), 4) == "python"
     with pytest.raises(ValueError):
-        choose_engine("kernel", preset("free-fan-tan"), 4)
+        choose_engine("kernel", preset("jokerit"), 4)
 
 
 @pytest.mark.parametrize("engine", ["python", "kernel"])
@@ -191,7 +191,7 @@ def test_bench_runs(capsys) -> None:
     engines = {r["engine"]: r for r in d["results"]}
     assert engines["python"]["deals"] == 30 and engines["python"]["deals_per_second"] > 0
     assert engines["kernel"]["deals"] == 2000 and engines["kernel"]["deals_per_second"] > 0
-    code, out, _ = _run(capsys, "bench", "--deals", "10", "--preset", "free-fan-tan")
+    code, out, _ = _run(capsys, "bench", "--deals", "10", "--preset", "kaksi-pakkaa")
     assert code == 0 and "skipped" in out
     code, _, err = _run(capsys, "bench", "--deals", "0")
     assert code == 2 and "--deals" in err

@@ -4,8 +4,9 @@ It plays one-deck row games with random legal moves (every choice uniform over t
 moves: stopping, hoarding and the card to give included) on ``uint64`` bitboards. Rules it
 knows (:func:`unsupported` tells why a rule set is outside them):
 
-* one deck, no jokers, no stock, layout ``rows``, any centre rank, ace ``low`` or ``high``
-  (not ``first-decides``), the deal ends when the first player goes out, 2–8 players;
+* one deck, no jokers, any centre rank, ace ``low`` or ``high`` (not ``first-decides``), the
+  deal ends when the first player goes out, 2–8 players;
+* layout ``rows`` or ``upward`` (free Fan Tan); the two-player stock game;
 * opening by a named centre card (``C7``, ``H7``, ``C8``) or by any centre card (``any``);
 * order ``low-first``, ``high-first`` or ``both``; the extra move after a closing card on or
   off; several cards a turn (``multi_play``);
@@ -14,8 +15,9 @@ knows (:func:`unsupported` tells why a rule set is outside them):
   every hoarding rule with its penalty; the stall limit;
 * every card-value scheme and token value.
 
-That covers the presets ``ristiseiska``, ``ristiseiska-pyynto``, ``ristiseiska-pantti25``,
-``wikipedia``, ``sjuan``, ``fan-tan`` and ``ristikasi``.
+That covers every one-deck preset without jokers: ``ristiseiska``, ``ristiseiska-pyynto``,
+``ristiseiska-pantti25``, ``wikipedia``, ``sjuan``, ``fan-tan``, ``free-fan-tan``, ``ristikasi``
+and ``kahdestaan-pakka``.
 
 Deals of a run: deal ``i`` of a run with seed ``S`` uses the random stream
 ``derive_seed(S, i)`` for the shuffle and the play, and the dealer ``(first_dealer + i) % n``,
@@ -53,7 +55,7 @@ import numpy as np
 from ..cards import CARDS, sort_key
 from ..rules import PRESETS, Rules
 from . import core
-from .core import ASK, CHIP, GIVE, PASS, SEAT_SHIFT, STOP, TOKEN
+from .core import ASK, CHIP, DRAW, GIVE, PASS, SEAT_SHIFT, STOP, TOKEN
 
 _ORDERS = {"low-first": core.ORDER_LOW_FIRST, "high-first": core.ORDER_HIGH_FIRST,
            "both": core.ORDER_BOTH}
@@ -72,8 +74,6 @@ def unsupported(rules: Rules, players: int | None = None) -> str | None:
     checks = [
         (rules.decks == 1, "two decks"),
         (rules.jokers == 0, "jokers"),
-        (not rules.stock, "the stock game"),
-        (rules.layout == "rows", f"layout={rules.layout}"),
         (rules.ace in ("low", "high"), f"ace={rules.ace}"),
         (rules.end == "first-out", f"end={rules.end}"),
         (rules.failure in _FAILURES, f"failure={rules.failure}"),
@@ -115,7 +115,9 @@ def rule_arrays(rules: Rules) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.nd
     params[core.P_ORDER] = _ORDERS[rules.order]
     params[core.P_FAILURE] = _FAILURES[rules.failure]
     params[core.P_OPENING] = -1 if rules.opening == "any" else _card_id(rules.opening)
-    params[core.P_CENTER] = pos_of[rules.center - 1]
+    params[core.P_CENTER] = 1 if rules.layout == "upward" else pos_of[rules.center - 1]
+    params[core.P_UPWARD] = int(rules.layout == "upward")
+    params[core.P_STOCK] = int(rules.stock)
     params[core.P_MULTI] = int(rules.multi_play)
     params[core.P_HOARD] = _HOARDS[rules.hoarding]
     params[core.P_HOARD_PENALTY] = rules.hoarding_penalty
@@ -178,6 +180,7 @@ class KernelRun:
     ends: np.ndarray  # (count,) 0 out, 1 stall
     holders: np.ndarray  # (count,) token holder at the end, -1 for none
     dealt: np.ndarray  # (count, n) uint64 hands as dealt
+    stocks: np.ndarray  # (count, 17) the stock, top first (stock game), else (count, 0)
     moves: np.ndarray | None  # (count, max_moves) int16: seat * SEAT_SHIFT + code
     nmoves: np.ndarray | None
 
@@ -220,6 +223,8 @@ class KernelRun:
                 events.append({"seat": seat, "type": simple[m]})
             elif m == ASK:
                 events.append({"seat": seat, "type": "ask", "from": codes[k + 1] // SEAT_SHIFT})
+            elif m >= DRAW:
+                events.append({"seat": seat, "type": "draw", "card": _NOTATION[m - DRAW]})
             elif m >= GIVE:
                 events.append({"seat": seat, "type": "give", "card": _NOTATION[m - GIVE],
                                "to": codes[k - 1] // SEAT_SHIFT})
@@ -243,7 +248,7 @@ class KernelRun:
         if rules.failure == "chip":
             result["chips"] = self.chips[d].tolist()
         base = rules.name.split("+", 1)[0]
-        return {
+        rec: dict[str, Any] = {
             "format": FORMAT,
             "version": VERSION,
             "preset": base if base in PRESETS else None,
@@ -252,11 +257,15 @@ class KernelRun:
             "dealer": dealer,
             "players": list(names) if names is not None else [f"P{i + 1}" for i in range(n)],
             "hands": hands,
-            "events": events,
-            "result": result,
-            "deal": self.start + d,
-            "kernel_seed": derive_seed(self.seed, self.start + d),
         }
+        if rules.stock:
+            rec["stock"] = [_NOTATION[c] for c in self.stocks[d].tolist()]
+            rec["table"] = ["C7"]
+        rec["events"] = events
+        rec["result"] = result
+        rec["deal"] = self.start + d
+        rec["kernel_seed"] = derive_seed(self.seed, self.start + d)
+        return rec
 
 
 def play_deals(rules: Rules, players: int, seed: int, count: int, start: int = 0,
@@ -280,18 +289,19 @@ def play_deals(rules: Rules, players: int, seed: int, count: int, start: int = 0
         ends = np.zeros(count, np.int64)
         holders = np.zeros(count, np.int64)
         dealt = np.zeros((count, n), np.uint64)
+        stocks = np.zeros((count, core.STOCK_SIZE if rules.stock else 0), np.int64)
         moves = np.zeros((count if record else 1, room if record else 1), np.int16)
         nmoves = np.zeros(count if record else 1, np.int64)
         core.run_deals(np.uint64(seed & M64), start, count, n, first_dealer, params, line,
                        pos_of, values, cp, tp, pen, chips, total, winners, ends, holders, dealt,
-                       moves, nmoves, record)
+                       stocks, moves, nmoves, record)
         if not (ends == core.END_BROKEN).any():
             break
         if room >= bound:  # pragma: no cover - max_moves is a true bound
             raise RuntimeError("a kernel deal ran out of room for its moves")
         room = min(bound, room * 4)
     return KernelRun(rules, players, seed, start, first_dealer, cp, tp, pen, chips, total,
-                     winners, ends, holders, dealt, moves if record else None,
+                     winners, ends, holders, dealt, stocks, moves if record else None,
                      nmoves if record else None)
 
 
@@ -335,14 +345,18 @@ def position_from_game(game: Any) -> dict[str, Any]:
         "chips": game.chips_paid,
         "pot": game.pot,
         "penalties": game.penalties,
+        "stock": [int(c) for c in game.stock],
+        "start_rank": game.table.start_rank or 0,
     }
 
 
-def position_from_view(view: Any, hands: Sequence[Sequence[Any]]) -> dict[str, Any]:
+def position_from_view(view: Any, hands: Sequence[Sequence[Any]],
+                       stock: Sequence[Any] = ()) -> dict[str, Any]:
     """The arguments of :func:`rollout_values` for the position a seat's view shows, with the
     hidden hands filled in by the caller (determinization). ``hands`` is either one deal (a
     card list per seat, the view's own hand included) or a list of such deals; several deals
-    are played in turn by the rollouts. Hand sizes are checked against the view."""
+    are played in turn by the rollouts; ``stock``, the stock's cards top first (sampled too:
+    the view shows only its size). Hand and stock sizes are checked against the view."""
     if not hands:
         raise ValueError("no hands given")
     deals = [hands] if _is_card_list(hands[0]) else hands
@@ -355,6 +369,8 @@ def position_from_view(view: Any, hands: Sequence[Sequence[Any]]) -> dict[str, A
             if m.bit_count() != view.hand_sizes[s]:
                 raise ValueError(f"seat {s} holds {view.hand_sizes[s]} cards, {m.bit_count()} given")
         rows.append(masks)
+    if len(stock) != view.stock_size:
+        raise ValueError(f"the stock holds {view.stock_size} cards, {len(stock)} given")
     lo, hi = _table_ends(view.table)
     return {
         "hands": np.array(rows, np.uint64),
@@ -370,6 +386,8 @@ def position_from_view(view: Any, hands: Sequence[Sequence[Any]]) -> dict[str, A
         "chips": list(view.chips_paid),
         "pot": view.pot,
         "penalties": list(view.penalties),
+        "stock": [hand_mask([c]).bit_length() - 1 for c in stock],
+        "start_rank": view.table.start_rank or 0,
     }
 
 
@@ -382,7 +400,8 @@ def rollout_values(hands: Any, lo: Sequence[int], hi: Sequence[int], to_move: in
                    rules: Rules | None = None, receiver: int | None = None,
                    turns: Sequence[int] | None = None, stall: int = 0,
                    chips: Sequence[int] | None = None, pot: int = 0,
-                   penalties: Sequence[int] | None = None) -> np.ndarray:
+                   penalties: Sequence[int] | None = None, stock: Sequence[int] = (),
+                   start_rank: int = 0) -> np.ndarray:
     """Mean points per seat (the score sheet's points: lower is better) of ``n_rollouts``
     random playouts to the end of the deal.
 
@@ -395,8 +414,9 @@ def rollout_values(hands: Any, lo: Sequence[int], hi: Sequence[int], to_move: in
     choosing a card for. ``token_holder``: seat or ``None``. ``turns`` (turns started per
     seat, for the first-round pass; default: all past their first), ``stall`` (turns in a row
     without a card), ``chips``/``pot`` (chips paid per seat and the pot) and ``penalties``
-    complete the state; :func:`position_from_game` and :func:`position_from_view` fill them
-    all. ``rules``: default rules if ``None``; must be within :func:`unsupported`.
+    complete the state, with ``stock`` (card ids left in the stock, top first; stock game)
+    and ``start_rank`` (free Fan Tan: the rank that started every suit, 0 before the first
+    card); :func:`position_from_game` and :func:`position_from_view` fill them all. ``rules``: default rules if ``None``; must be within :func:`unsupported`.
     """
     rules = rules or Rules()
     h = np.asarray(hands, dtype=np.uint64)
@@ -413,8 +433,11 @@ def rollout_values(hands: Any, lo: Sequence[int], hi: Sequence[int], to_move: in
     if not 0 <= to_move < n:
         raise ValueError(f"to_move={to_move} is not a seat")
     params, line, pos_of, values = rule_arrays(rules)
-    aux = np.array([-1 if token_holder is None else int(token_holder), int(stall), int(pot)],
-                   np.int64)
+    aux = np.zeros(core.N_AUX, np.int64)
+    aux[core.AUX_HOLDER] = -1 if token_holder is None else int(token_holder)
+    aux[core.AUX_STALL] = int(stall)
+    aux[core.AUX_POT] = int(pot)
+    aux[core.AUX_START] = int(start_rank)
 
     def per_seat(x: Sequence[int] | None, default: int) -> np.ndarray:
         return np.array(list(x) if x is not None else [default] * n, np.int64)
@@ -424,7 +447,8 @@ def rollout_values(hands: Any, lo: Sequence[int], hi: Sequence[int], to_move: in
                   np.asarray(hi, np.int64).copy(), int(to_move), bool(more),
                   -1 if receiver is None else int(receiver), aux, per_seat(turns, 2),
                   per_seat(chips, 0), per_seat(penalties, 0), params, line, pos_of, values,
-                  int(n_rollouts), np.uint64(seed & M64), out)
+                  np.array([int(c) for c in stock], np.int64), int(n_rollouts),
+                  np.uint64(seed & M64), out)
     return out / n_rollouts
 
 

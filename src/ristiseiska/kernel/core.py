@@ -42,21 +42,28 @@ P_STALL = 10  # the deal ends after this many turns in a row without a card play
 P_PAY_PER_CARD = 11  # chips: each loser pays the winner a chip per card in hand
 P_ANTE = 12  # chips: everyone pays one chip into the pot before the deal
 P_SHORT_CHIP = 13  # chips: players dealt a card fewer add one
-N_PARAMS = 14
+P_UPWARD = 14  # 1: free Fan Tan layout, the first card's rank starts every suit (V16)
+P_STOCK = 15  # 1: the two-player stock game, ♣7 laid out first (V13)
+N_PARAMS = 16
+STOCK_SIZE = 17
+FULL = (1 << 52) - 1
 
 ORDER_LOW_FIRST, ORDER_HIGH_FIRST, ORDER_BOTH = 0, 1, 2
 FAIL_PASS, FAIL_TOKEN, FAIL_ASK, FAIL_CHIP = 0, 1, 2, 3
 HOARD_NONE, HOARD_678, HOARD_NOT_7, HOARD_ANY = 0, 1, 2, 3
 
-# Move codes in the move list: 0..51 play that card; GIVE + card: give that card (asking).
+# Move codes in the move list: 0..51 play that card; GIVE + card: give that card (asking);
+# DRAW + card: draw that card from the stock.
 STOP, TOKEN, PASS, CHIP, ASK = 52, 53, 54, 55, 56
 GIVE = 64
-SEAT_SHIFT = 128  # a recorded move is seat * SEAT_SHIFT + code
+DRAW = 128
+SEAT_SHIFT = 256  # a recorded move is seat * SEAT_SHIFT + code
 
 # How a deal ended (``ends``): someone went out, the stall limit, or the move list was full
 # (the caller sizes it from the rules so that this cannot happen).
 END_OUT, END_STALL, END_BROKEN = 0, 1, 2
-AUX_HOLDER, AUX_STALL, AUX_POT = 0, 1, 2
+AUX_HOLDER, AUX_STALL, AUX_POT, AUX_STOCK, AUX_START = 0, 1, 2, 3, 4
+N_AUX = 5
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -65,6 +72,7 @@ _ONE = np.uint64(1)
 _ZERO = np.uint64(0)
 _RANK7 = np.uint64(sum(1 << (s * 13 + 6) for s in range(4)))
 _RANK678 = np.uint64(sum(1 << (s * 13 + r) for s in range(4) for r in (5, 6, 7)))
+_FULL = np.uint64(FULL)
 
 
 @intrinsic
@@ -149,6 +157,15 @@ def suit_fits(s, lo, hi, params, line, opened):
 
 
 @njit(inline="always")
+def _upward_line(start, line, pos_of):
+    """Free Fan Tan: the line starts at rank ``start`` and wraps from the king to the ace."""
+    for p in range(13):
+        off = (start - 1 + p) % 13
+        line[p] = off
+        pos_of[off] = p + 1
+
+
+@njit(inline="always")
 def _may_hoard(lm, hoard):
     if hoard == HOARD_ANY:
         return True
@@ -160,11 +177,12 @@ def _may_hoard(lm, hoard):
 
 
 @njit(cache=True)
-def play_out(hands, n, lo, hi, seat, more, receiver, aux, turns, chips, pens, params, line,
-             pos_of, state, moves, record):
+def play_out(hands, n, lo, hi, seat, more, receiver, aux, turns, chips, pens, params, line0,
+             pos_of0, stock, state, moves, record):
     """Play random legal moves from the given position to the end of the deal.
 
-    ``hands``, ``lo``, ``hi``, ``aux``, ``turns``, ``chips`` and ``pens`` change in place.
+    ``hands``, ``lo``, ``hi``, ``aux``, ``turns``, ``chips`` and ``pens`` change in place;
+    ``stock`` holds the stock's cards, top first, from ``aux[AUX_STOCK]`` on.
     ``seat`` is the seat to decide; ``more``: it is in the optional further move (it may stop);
     ``receiver`` >= 0: ``seat`` is choosing a card to give to ``receiver``. Returns
     ``(winner, end, number of moves, rng state)``; with ``record`` the moves are written to
@@ -174,12 +192,22 @@ def play_out(hands, n, lo, hi, seat, more, receiver, aux, turns, chips, pens, pa
     failure = params[P_FAILURE]
     hoard = params[P_HOARD]
     stall_limit = params[P_STALL]
+    upward = params[P_UPWARD] != 0
+    line = line0
+    pos_of = pos_of0
+    if upward:  # the line is set by the first card: a copy of our own
+        line = line0.copy()
+        pos_of = pos_of0.copy()
+        if aux[AUX_START] > 0:
+            _upward_line(aux[AUX_START], line, pos_of)
     opened = params[P_OPENING] < 0
     for s in range(4):
         if lo[s] != 0:
             opened = True
     fits = np.zeros(4, np.uint64)
-    if opened:
+    if upward and aux[AUX_START] == 0:
+        playable = _FULL  # any card may start
+    elif opened:
         for s in range(4):
             fits[s] = suit_fits(s, lo, hi, params, line, True)
         playable = fits[0] | fits[1] | fits[2] | fits[3]
@@ -217,7 +245,12 @@ def play_out(hands, n, lo, hi, seat, more, receiver, aux, turns, chips, pens, pa
                     end_turn = True
                     played = True  # the turn had a card: no stall
             elif lm == _ZERO:
-                if failure == FAIL_TOKEN:
+                if aux[AUX_STOCK] < stock.shape[0]:  # draw; the card is not played now
+                    c = stock[aux[AUX_STOCK]]
+                    aux[AUX_STOCK] += 1
+                    hands[seat] |= _ONE << np.uint64(c)
+                    code = DRAW + c
+                elif failure == FAIL_TOKEN:
                     code = TOKEN
                     aux[AUX_HOLDER] = seat
                 elif failure == FAIL_CHIP:
@@ -271,6 +304,10 @@ def play_out(hands, n, lo, hi, seat, more, receiver, aux, turns, chips, pens, pa
                     moves[nm] = seat * SEAT_SHIFT + c
                 nm += 1
                 s = c // 13
+                if upward and aux[AUX_START] == 0:
+                    aux[AUX_START] = c - s * 13 + 1
+                    _upward_line(aux[AUX_START], line, pos_of)
+                    opened = False  # so that every suit's fits are computed below
                 p = pos_of[c - s * 13]
                 closing = False
                 if lo[s] == 0:
@@ -324,6 +361,32 @@ def deal_hands(n, dealer, state, hands):
     for i in range(52):
         hands[seat] |= _ONE << np.uint64(deck[i])
         seat = seat + 1 if seat + 1 < n else 0
+    return state
+
+
+@njit(cache=True)
+def deal_stock(n, dealer, state, hands, stock):
+    """The stock game (V13): ♣7 aside, shuffle the other 51, deal 34 one at a time from the
+    dealer's left; the last 17 make the stock, top first."""
+    deck = np.empty(51, np.int64)
+    k = 0
+    for c in range(52):
+        if c != 6:
+            deck[k] = c
+            k += 1
+    for i in range(50, 0, -1):
+        state, j = below(state, i + 1)
+        t = deck[i]
+        deck[i] = deck[j]
+        deck[j] = t
+    for s in range(n):
+        hands[s] = _ZERO
+    seat = dealer + 1 if dealer + 1 < n else 0
+    for i in range(34):
+        hands[seat] |= _ONE << np.uint64(deck[i])
+        seat = seat + 1 if seat + 1 < n else 0
+    for i in range(STOCK_SIZE):
+        stock[i] = deck[34 + i]
     return state
 
 
@@ -396,14 +459,17 @@ def _setup_chips(hands, n, params, chips, aux):
 @njit(cache=True)
 def run_deals(seed, start, count, n, first_dealer, params, line, pos_of, values,
               card_points, token_points, penalties, chips_net, points, winners, ends, holders,
-              dealt, moves, nmoves, record):
+              dealt, stocks, moves, nmoves, record):
     """Play deals ``start .. start+count-1`` of a run (deal ``i`` has seed
     ``derive_seed(seed, i)`` and dealer ``(first_dealer + i) % n``). Outputs: one row per
-    deal; the move lists only with ``record``."""
+    deal (``stocks``: count × 17 with the stock game, else count × 0); the move lists only
+    with ``record``."""
     hands = np.zeros(n, np.uint64)
     lo = np.zeros(4, np.int64)
     hi = np.zeros(4, np.int64)
-    aux = np.zeros(3, np.int64)
+    aux = np.zeros(N_AUX, np.int64)
+    with_stock = params[P_STOCK] != 0
+    stock = np.zeros(STOCK_SIZE if with_stock else 0, np.int64)
     turns = np.zeros(n, np.int64)
     chips = np.zeros(n, np.int64)
     pens = np.zeros(n, np.int64)
@@ -412,24 +478,33 @@ def run_deals(seed, start, count, n, first_dealer, params, line, pos_of, values,
         i = start + d
         dealer = (first_dealer + i) % n
         state = derive_seed(seed, np.uint64(i))
-        state = deal_hands(n, dealer, state, hands)
+        for s in range(4):
+            lo[s] = 0
+            hi[s] = 0
+        if with_stock:
+            state = deal_stock(n, dealer, state, hands, stock)
+            for j in range(STOCK_SIZE):
+                stocks[d, j] = stock[j]
+            lo[0] = pos_of[6]  # the seven of clubs lies on the table
+            hi[0] = pos_of[6]
+        else:
+            state = deal_hands(n, dealer, state, hands)
         for s in range(n):
             dealt[d, s] = hands[s]
             turns[s] = 0
             chips[s] = 0
             pens[s] = 0
-        for s in range(4):
-            lo[s] = 0
-            hi[s] = 0
         aux[AUX_HOLDER] = -1
         aux[AUX_STALL] = 0
         aux[AUX_POT] = 0
+        aux[AUX_STOCK] = 0
+        aux[AUX_START] = 0
         _setup_chips(hands, n, params, chips, aux)
         seat = first_seat(hands, n, dealer, opening)
         turns[seat] = 1
         row = d if record else 0
         winner, end, nm, state = play_out(hands, n, lo, hi, seat, False, -1, aux, turns,
-                                          chips, pens, params, line, pos_of, state,
+                                          chips, pens, params, line, pos_of, stock, state,
                                           moves[row], record)
         nmoves[row] = nm
         winners[d] = winner
@@ -443,14 +518,15 @@ def run_deals(seed, start, count, n, first_dealer, params, line, pos_of, values,
 
 @njit(cache=True)
 def rollouts(hands0, n, lo0, hi0, seat, more, receiver, aux0, turns0, chips0, pens0, params,
-             line, pos_of, values, n_rollouts, seed, out):
+             line, pos_of, values, stock, n_rollouts, seed, out):
     """Sum of each seat's points over ``n_rollouts`` random playouts from one position
-    (``hands0`` is k × n: k determinizations, used in turn). ``out`` (n) is added to.
-    Returns the number of playouts that ended by the stall limit."""
+    (``hands0`` is k × n: k determinizations, used in turn; ``stock``: the stock's cards, top
+    first, from ``aux0[AUX_STOCK]``). ``out`` (n) is added to. Returns the number of
+    playouts that ended by the stall limit."""
     hands = np.zeros(n, np.uint64)
     lo = np.zeros(4, np.int64)
     hi = np.zeros(4, np.int64)
-    aux = np.zeros(3, np.int64)
+    aux = np.zeros(N_AUX, np.int64)
     turns = np.zeros(n, np.int64)
     chips = np.zeros(n, np.int64)
     pens = np.zeros(n, np.int64)
@@ -472,11 +548,11 @@ def rollouts(hands0, n, lo0, hi0, seat, more, receiver, aux0, turns0, chips0, pe
         for s in range(4):
             lo[s] = lo0[s]
             hi[s] = hi0[s]
-        for j in range(3):
+        for j in range(N_AUX):
             aux[j] = aux0[j]
         winner, end, nm, state = play_out(hands, n, lo, hi, seat, more, receiver, aux, turns,
-                                          chips, pens, params, line, pos_of, state, dummy,
-                                          False)
+                                          chips, pens, params, line, pos_of, stock, state,
+                                          dummy, False)
         if end == END_STALL:
             stalled += 1
         score(hands, n, winner, aux, chips, pens, params, values, card_pts, token_pts, net,
