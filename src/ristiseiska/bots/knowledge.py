@@ -18,6 +18,7 @@ fewer constraints, never wrong ones for the common cases.
 
 from __future__ import annotations
 
+import math
 import random
 from dataclasses import dataclass, field
 from typing import Any
@@ -75,6 +76,45 @@ class Knowledge:
     opponents: dict[int, Opponent]
     stock_size: int
     reliable: bool  # whether the history could be replayed (exclusions were inferred)
+    # opponents' past plays: (seat, type played, playable types then, types the seat played
+    # later, types it received later that we know of)
+    observations: list[tuple[int, int, int, int, int]] = field(default_factory=list)
+
+    def log_likelihood(self, hands: list[list[Card]], behind: list[int], beta: float) -> float:
+        """How well a sampled deal explains the opponents' past choices, if each of them
+        played the card that frees most of their own cards (softmax with ``beta``). Used to
+        weight sampled deals: a player who opened hearts early probably holds many hearts."""
+        if not self.observations:
+            return 0.0
+        r = self.rules
+        masks: dict[int, int] = {}
+        total = 0.0
+        for seat, t, playable, later, received in self.observations:
+            m = masks.get(seat)
+            if m is None:
+                m = 0
+                for c in hands[seat]:
+                    if c < 52:
+                        m |= 1 << card_type(r, c)
+                masks[seat] = m
+            then = (m | later) & ~received
+            legal = (then & playable) | (1 << t)
+            if legal & (legal - 1) == 0:
+                continue  # only one choice: it tells nothing
+            best = -1
+            scores = []
+            while legal:
+                low = legal & -legal
+                c = low.bit_length() - 1
+                legal ^= low
+                sc = (behind[c] & then).bit_count() if c < len(behind) else 0
+                scores.append(sc)
+                if c == t:
+                    best = sc
+            top = max(scores)
+            z = sum(math.exp(beta * (x - top)) for x in scores)
+            total += beta * (best - top) - math.log(z)
+        return total
 
     def candidates(self, seat: int) -> list[Card]:
         """Hidden cards that ``seat`` may hold (ignoring the free slots' looser constraint)."""
@@ -215,10 +255,12 @@ def infer(view: Any) -> Knowledge:
 
     opps = {s: Opponent(s, view.hand_sizes[s]) for s in range(n) if s != me}
     reliable = True
+    observations: list[tuple[int, int, int, int, int]] = []
     try:
-        _replay(view, rules, names, opps)
+        _replay(view, rules, names, opps, observations)
     except Exception:
         reliable = False
+        observations = []
         for o in opps.values():
             o.excluded = o.free_excluded = 0
             o.free = 0
@@ -236,11 +278,13 @@ def infer(view: Any) -> Knowledge:
                 avail.remove(cc)
                 kept.append(cc)
         o.known = kept[: o.size]
-    return Knowledge(rules, me, pool, opps, view.stock_size, reliable)
+    return Knowledge(rules, me, pool, opps, view.stock_size, reliable, observations)
 
 
-def _replay(view: Any, rules: Rules, names: dict[str, Card], opps: dict[int, Opponent]) -> None:
+def _replay(view: Any, rules: Rules, names: dict[str, Card], opps: dict[int, Opponent],
+            observations: list[tuple[int, int, int, int, int]] | None = None) -> None:
     me = view.seat
+    pending: list[list[int]] = []  # [seat, type, playable, later, received] being filled
     table = Table(rules)
     for c in view.laid_out:
         t = card_type(rules, int(c))
@@ -256,6 +300,12 @@ def _replay(view: Any, rules: Rules, names: dict[str, Card], opps: dict[int, Opp
             if card is None:
                 raise ValueError("play without a card")
             as_ = _event_card(names, e, "as")
+            t_played = card_type(rules, int(as_ if as_ is not None else card))
+            for obs in pending:
+                if obs[0] == s:
+                    obs[3] |= 1 << t_played
+            if o is not None and as_ is None and table.opened:
+                pending.append([s, t_played, table.playable, 0, 0])
             closing = _place(table, rules, card, e.get("row"), e.get("end"), as_)
             if o is not None:
                 _card_left(rules, o, card)
@@ -290,6 +340,10 @@ def _replay(view: Any, rules: Rules, names: dict[str, Card], opps: dict[int, Opp
                     o.free += len(o.known)
                     o.free_excluded = 0
                     o.known = []
+            if to is not None and card is not None:
+                for obs in pending:
+                    if obs[0] == to:
+                        obs[4] |= 1 << card_type(rules, int(card))
             if to is not None and to != me and to in opps:
                 r = opps[to]
                 if card is not None and s == me:
@@ -299,6 +353,8 @@ def _replay(view: Any, rules: Rules, names: dict[str, Card], opps: dict[int, Opp
                     r.free_excluded = 0
         elif typ == "swap":
             raise ValueError("swap events are not tracked")  # jokers: no exclusions inferred
+    if observations is not None:
+        observations.extend((a, b, c, d, e) for a, b, c, d, e in pending)
 
 
 def _out_at(view: Any, seat: int, hist: Any, i: int) -> bool:

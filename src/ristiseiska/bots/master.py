@@ -20,6 +20,7 @@ any callable ``policy(game, legal, rng) -> Move``. With the kernel each world is
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -37,6 +38,7 @@ DEFAULT_ITERATIONS = 150
 DEFAULT_KERNEL_ITERATIONS = 400
 DEFAULT_ROLLOUTS = 8
 DEFAULT_TIME_LIMIT = 2.0
+DEFAULT_BETA = 1.0  # how strongly opponents are assumed to play cards that free their own
 DEFAULT_PRIOR = 1.0  # weight of the expert's judgement added to the kernel's (points) values
 
 Policy = Callable[[Game, list[Move], Any], Move]
@@ -75,7 +77,71 @@ def greedy_policy(game: Game, legal: list[Move], rng: Any) -> Move:
     return best
 
 
-POLICIES: dict[str, Policy] = {"random": random_policy, "greedy": greedy_policy}
+_BEHIND: dict[Any, list[int]] = {}
+
+
+def behind_masks(rules: Any) -> list[int] | None:
+    """For each card type of a single-deck row layout: the bitmask of the card types that can
+    only come after it (further out on its side; for the first neighbour of the centre in a
+    one-side-first order also the other side). ``None`` for other layouts."""
+    if rules.decks != 1 or rules.layout != "rows" or rules.ace == "first-decides":
+        return None
+    key = (rules.center, rules.ace, rules.order)
+    got = _BEHIND.get(key)
+    if got is not None:
+        return got
+    ranks = list(range(1, 14)) if rules.ace == "low" else list(range(2, 14)) + [1]
+    c = ranks.index(rules.center)
+    out = [0] * 52
+    for suit in range(4):
+        types = [suit * 13 + r - 1 for r in ranks]
+        for idx, t in enumerate(types):
+            if idx == c:
+                beyond = [i for i in range(len(types)) if i != c]
+            elif idx < c:
+                beyond = list(range(0, idx))
+                if rules.order == "low-first" and idx == c - 1:
+                    beyond += list(range(c + 1, len(types)))
+                if rules.order == "high-first" and idx == c - 1:
+                    pass
+            else:
+                beyond = list(range(idx + 1, len(types)))
+                if rules.order == "high-first" and idx == c + 1:
+                    beyond += list(range(0, c))
+                if rules.order == "low-first" and idx == c + 1:
+                    beyond += list(range(0, c - 1))
+            m = 0
+            for i in beyond:
+                m |= 1 << types[i]
+            out[t] = m
+    _BEHIND[key] = out
+    return out
+
+
+def smart_policy(game: Game, legal: list[Move], rng: Any) -> Move:
+    """A cheap model of a sound player, for playouts: play the card that frees the most of
+    one's own cards (a seven of a long suit, a six or eight with followers), random on ties;
+    always take an extra move; one move in ten at random so that playouts stay varied."""
+    if len(legal) == 1:
+        return legal[0]
+    behind = behind_masks(game.rules)
+    if behind is None or rng.random() < 0.1:
+        return legal[int(rng.random() * len(legal))]
+    hand = game._hands[game.to_move]
+    best, best_key = legal[0], -1.0
+    for m in legal:
+        c = m.card
+        if m.kind != PLAY or c is None or c >= 52:
+            key = -0.5 + rng.random() * 0.1
+        else:
+            key = (behind[c] & hand).bit_count() + rng.random()
+        if key > best_key:
+            best, best_key = m, key
+    return best
+
+
+POLICIES: dict[str, Policy] = {"random": random_policy, "greedy": greedy_policy,
+                               "smart": smart_policy}
 
 
 def rollout(game: Game, rng: Any, policy: Policy = random_policy) -> Result:
@@ -102,7 +168,8 @@ class MasterBot(Bot):
     def __init__(self, seed: int | None = None, iterations: int | None = None,
                  time_limit: float | None = DEFAULT_TIME_LIMIT,
                  rollout: str | Policy = "auto", rollouts: int = DEFAULT_ROLLOUTS,
-                 prior: float = DEFAULT_PRIOR, **options: Any) -> None:
+                 prior: float = DEFAULT_PRIOR, beta: float = DEFAULT_BETA,
+                 oversample: int = 3, **options: Any) -> None:
         super().__init__(seed, **options)
         if iterations is not None and (not isinstance(iterations, int) or iterations < 1):
             raise ValueError(f"iterations must be a positive integer, not {iterations!r}")
@@ -112,6 +179,12 @@ class MasterBot(Bot):
         if not isinstance(prior, int | float) or prior < 0:
             raise ValueError(f"prior must be a number ≥ 0, not {prior!r}")
         self.prior = float(prior)
+        if not isinstance(beta, int | float) or beta < 0:
+            raise ValueError(f"beta must be a number ≥ 0, not {beta!r}")
+        if not isinstance(oversample, int) or oversample < 1:
+            raise ValueError(f"oversample must be a positive integer, not {oversample!r}")
+        self.beta = float(beta)
+        self.oversample = oversample
         self.use_kernel: bool | None = False  # None: decide per rule set ("auto")
         if rollout in ("auto", "kernel"):
             self.use_kernel = None if rollout == "auto" else True
@@ -174,16 +247,42 @@ class MasterBot(Bot):
             return None
         return k
 
-    def _worlds(self, view: Any, rng: Any) -> Iterator[tuple[list[list[Any]], list[Any]]]:
+    def _worlds(self, view: Any, rng: Any, count: int) -> Iterator[tuple[list[list[Any]], list[Any]]]:
+        """``count`` sampled deals of the hidden cards. With ``beta`` > 0 and a single-deck
+        row layout, more deals are drawn and ``count`` of them kept with probability
+        proportional to how well they explain the opponents' past choices."""
         me = view.seat
-        know = infer(view) if view.open_hands is None else None
-        while True:
-            if know is not None:
-                hands, stock = know.sample(rng)
-                hands[me] = list(view.hand)
-            else:  # open-cards mode: the hands are on the table (only a stock stays hidden)
+        if view.open_hands is not None:  # open-cards mode: only a stock stays hidden
+            for _ in range(count):
                 hands = [list(view.open_hands[s]) for s in range(view.players)]
-                stock = _open_stock(view, rng)
+                yield hands, _open_stock(view, rng)
+            return
+        know = infer(view)
+        behind = behind_masks(view.rules)
+        if self.beta > 0 and behind is not None and know.observations:
+            pool = [know.sample(rng) for _ in range(count * self.oversample)]
+            logw = [know.log_likelihood(h, behind, self.beta) for h, _ in pool]
+            top = max(logw)
+            w = [math.exp(x - top) for x in logw]
+            # systematic resampling: low variance, deterministic given rng
+            total = sum(w)
+            step = total / count
+            u = rng.random() * step
+            acc = 0.0
+            i = 0
+            for k in range(count):
+                target = u + k * step
+                while acc + w[i] < target and i < len(w) - 1:
+                    acc += w[i]
+                    i += 1
+                hands, stock = pool[i]
+                hands = [list(h) for h in hands]
+                hands[me] = list(view.hand)
+                yield hands, stock
+            return
+        for _ in range(count):
+            hands, stock = know.sample(rng)
+            hands[me] = list(view.hand)
             yield hands, stock
 
     def search_kernel(self, view: Any, legal: list[Move], kernel: Any) -> dict[str, Any]:
@@ -196,9 +295,7 @@ class MasterBot(Bot):
         terminal: list[list[float]] = [[] for _ in legal]
         positions: list[dict[str, Any] | None] = [None] * len(legal)
         worlds = 0
-        for hands, stock in self._worlds(view, rng):
-            if worlds >= iterations:
-                break
+        for hands, stock in self._worlds(view, rng, iterations):
             base = Game.from_view(view, hands, stock)
             for i, m in enumerate(legal):
                 g = base.copy()
@@ -243,9 +340,7 @@ class MasterBot(Bot):
         worlds = 0
         policy = self.policy
         iterations = self.iterations or DEFAULT_ITERATIONS
-        for hands, stock in self._worlds(view, rng):
-            if worlds >= iterations:
-                break
+        for hands, stock in self._worlds(view, rng, iterations):
             base = Game.from_view(view, hands, stock)
             seed = rng.getrandbits(64)
             for i, m in enumerate(legal):
