@@ -27,7 +27,8 @@ OPTION_RULES = {
     "jokers-2-two-decks": Rules(failure="ask", jokers=2, decks=2, end="last-left"),
     "jokers-first-ace": Rules(failure="ask", jokers=2, ace="first-decides"),
     "jokers-ristikasi": preset("ristikasi").replace(failure="ask", jokers=1),
-    "upward-two-decks": preset("free-fan-tan").replace(decks=2, distinct_decks=True),
+    "upward-two-decks": preset("free-fan-tan").replace(decks=2),
+    "upward-two-different-decks": preset("free-fan-tan").replace(decks=2, distinct_decks=True),
 }
 ALL = {**{p: preset(p) for p in preset_names()}, **OPTION_RULES}
 
