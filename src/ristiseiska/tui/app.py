@@ -278,6 +278,16 @@ class SetupScreen(Screen[None]):
     @on(Select.Changed, "#preset")
     def _preset_changed(self, event: Select.Changed) -> None:
         self.query_one("#preset-info", Static).update(self._describe(event.value))
+        # keep the number of players within what the chosen rules allow
+        rules = self.chosen_rules()
+        players = self.query_one("#players", Input)
+        try:
+            n = int(players.value)
+        except ValueError:
+            return
+        fitted = max(rules.min_players, min(rules.max_players, n))
+        if fitted != n:
+            players.value = str(fitted)
 
     def on_mount(self) -> None:
         self.title = "Ristiseiska"
@@ -322,6 +332,8 @@ class SetupScreen(Screen[None]):
             raise ValueError(t("tui.error.players_rules", lang, lo=rules.min_players,
                                hi=rules.max_players, detail=str(e))) from None
         bots = [b.strip().lower() for b in self.query_one("#bots", Input).value.split(",") if b.strip()]
+        if len(set(bots)) == 1:
+            bots = bots[:1]  # one level for every bot, however many players
         return Setup(rules=rules, players=players, bots=bots,
                      name=self.query_one("#name", Input).value.strip(), seed=d.get("seed"),
                      lang=lang, open_cards=self.query_one("#open", Checkbox).value,
@@ -341,7 +353,8 @@ class GameScreen(Screen[None]):
     GameScreen #status.hint { color: $accent; }
     GameScreen #actions { height: auto; padding: 0 1; }
     GameScreen #actions Button { margin-right: 1; min-width: 16; }
-    GameScreen #command { margin: 0 1; }
+    GameScreen #command { margin: 0 1; border-left: outer $primary; background: $boost; }
+    GameScreen #command:focus { border-left: outer $accent; }
     """
 
     def __init__(self, session: Session) -> None:
@@ -364,7 +377,7 @@ class GameScreen(Screen[None]):
         yield HandView(id="hand")
         yield Horizontal(id="actions")
         yield Input(placeholder=t("tui.input.placeholder", self.lang), id="command",
-                    select_on_focus=False)
+                    select_on_focus=False, compact=True)
         yield Footer()
 
     def on_mount(self) -> None:

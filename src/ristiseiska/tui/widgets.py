@@ -69,6 +69,9 @@ def render_table(view: Any, lang: str) -> Text:
                     style = "bold " + style
                 out.append(text[:2], style=style)
                 out.append(" ")
+            elif (table.fits[row] >> table.types[row][slot]) & 1:
+                # the next card that fits here: shown so that learners see the open ends
+                out.append(rank_text(rank).rjust(2) + " ", style="green")
             else:
                 mark = rank_text(rank).rjust(2) if slot == table.center else " ·"
                 out.append(mark + " ", style="dim")
@@ -82,7 +85,7 @@ class TableView(Static):
     """The rows on the table."""
 
     DEFAULT_CSS = """
-    TableView { border: round $secondary; padding: 0 1; height: auto; width: 1fr; }
+    TableView { border: round $secondary; padding: 0 1; height: auto; width: auto; min-width: 30; }
     """
 
     def show(self, view: Any, lang: str) -> None:
@@ -143,25 +146,33 @@ def render_players(view: Any, lang: str, levels: Sequence[str] | None = None,
             out.append("    " + hints[seat] + "\n", style="italic cyan")
     if rules.uses_token:
         who = view.names[view.token_holder] if view.token_holder is not None else None
-        out.append(t("tui.players.token_line", lang, name=who) if who
-                   else t("tui.players.token_nobody", lang), style="yellow")
+        out.append((t("tui.players.token_line", lang, name=who) if who
+                    else t("tui.players.token_nobody", lang)) + "\n", style="yellow")
     elif rules.uses_chips:
-        out.append(t("tui.players.pot", lang, n=view.pot), style="yellow")
+        out.append(t("tui.players.pot", lang, n=view.pot) + "\n", style="yellow")
     if view.stock_size:
-        out.append("\n" + t("tui.players.stock", lang, n=view.stock_size))
+        out.append(t("tui.players.stock", lang, n=view.stock_size))
     out.rstrip()
     return out
 
 
 class PlayersView(Static):
     DEFAULT_CSS = """
-    PlayersView { border: round $secondary; padding: 0 1; height: auto; width: 46; }
+    PlayersView { border: round $secondary; padding: 0 1; height: auto; width: 1fr; min-width: 28; }
     """
 
     def show(self, view: Any, lang: str, levels: Sequence[str] | None = None,
              hints: dict[int, str] | None = None, show_all: bool = False) -> None:
         self.border_title = t("tui.players.title", lang)
-        self.update(render_players(view, lang, levels, hints, show_all))
+        self._last = (view, lang, levels, hints, show_all)
+        # in a narrow terminal the bots' levels would push every line onto two
+        narrow = 0 < self.size.width < 48
+        self.update(render_players(view, lang, None if narrow else levels, hints, show_all))
+
+    def on_resize(self) -> None:
+        last = getattr(self, "_last", None)
+        if last is not None:
+            self.show(*last)
 
 
 # --- the score sheet ---------------------------------------------------------------------------------
@@ -237,8 +248,8 @@ class HandView(Widget, can_focus=True):
     BINDINGS = [
         Binding("left", "move(-1)", show=False),
         Binding("right", "move(1)", show=False),
-        Binding("up", "move(-20)", show=False),
-        Binding("down", "move(20)", show=False),
+        Binding("up", "move_row(-1)", show=False),
+        Binding("down", "move_row(1)", show=False),
         Binding("home", "jump(0)", show=False),
         Binding("end", "jump(-1)", show=False),
         Binding("enter", "choose", show=False),
@@ -263,6 +274,7 @@ class HandView(Widget, can_focus=True):
         self.legal: set[int] = set()
         self.cursor = 0
         self._typing = False
+        self.columns = self.COLUMNS
 
     def compose(self) -> Any:
         for i, c in enumerate(self.cards):
@@ -296,6 +308,14 @@ class HandView(Widget, can_focus=True):
             return
         self.cursor = max(0, min(len(self.cards) - 1, self.cursor + step))
         self._mark()
+
+    def on_resize(self, event: Any) -> None:
+        # as many cards a row as fit (each chip is 5 wide; border and padding take 4)
+        self.columns = max(4, (event.size.width - 4) // 5)
+        self.styles.grid_size_columns = self.columns
+
+    def action_move_row(self, rows: int) -> None:
+        self.action_move(rows * self.columns)
 
     def action_jump(self, where: int) -> None:
         if self.cards:
