@@ -253,3 +253,12 @@ def test_joker_moves_parse_and_print() -> None:
     assert str(parse_move("x2=sa@high")) == "X2=SA@high"
     assert str(parse_move("swap:h6")) == "swap:H6"
     assert parse_cards("X1 X2") == [parse_card("jokeri"), parse_card("jokeri2")]
+
+
+def test_either_joker_may_be_named_as_jokeri() -> None:
+    # seat 0 holds X2 only: "jokeri" (read as X1) means the joker it holds
+    g = game(Rules(failure="ask", jokers=2), 2, {0: "X2", 1: SEVENS + " C6 DA HA SA DK HK SK X1"},
+             rest=0, dealer=0)
+    push(g, 1, "C7")
+    push(g, 0, "jokeri=C6")
+    assert g.events[-1].to_dict() == {"seat": 0, "type": "play", "card": "X2", "as": "C6"}

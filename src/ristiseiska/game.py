@@ -167,10 +167,8 @@ class Game:
             m = 0
             for c in h:
                 cid = int(c)
-                if self._identical and cid < JOKER_BASE:
-                    cid %= 52
-                    if (used >> cid) & 1:
-                        cid += 52  # the second copy of a card
+                if self._identical and cid < JOKER_BASE and (used >> cid) & 1:
+                    cid = cid + 52 if cid < 52 else cid - 52  # the other copy of the card
                 bit = 1 << cid
                 m |= bit
                 used |= bit
@@ -662,6 +660,14 @@ class Game:
         otherwise raise :class:`IllegalMoveError` with the reason."""
         if not isinstance(move, Move):
             raise IllegalMoveError(f"{move!r} is not a move")
+        if move.kind in (PLAY, GIVE) and move.card is not None and move.card.is_joker:
+            # "jokeri=H6" names the first joker; the two are alike, so use the one held
+            h = self._hands[self._actor]
+            other = CARDS[JOKER_BASE + JOKER_BASE + 1 - int(move.card)]
+            if not (h >> int(move.card)) & 1 and (h >> int(other)) & 1:
+                move = move._replace(card=other)
+                if move in legal:
+                    return move
         if move.kind == PLAY and move.card is not None:
             want_type = self._type(int(move.card))
             want_as = None if move.as_ is None else self._type(int(move.as_))
