@@ -34,7 +34,8 @@ SIZE = (120, 40)
 
 def quick_app(tmp_path: Path, **over: Any) -> PlayApp:
     # seed 3: the person (seat 0, dealing) holds the seven of clubs and opens
-    d = default_settings(seed=3, pace=0.0, bots=["random"] * 3, **over)
+    settings: dict[str, Any] = {"seed": 3, "pace": 0.0, "bots": ["random"] * 3, **over}
+    d = default_settings(**settings)
     return PlayApp(d, data_dir_path=tmp_path, quick=True)
 
 
@@ -373,3 +374,46 @@ async def test_every_preset_plays_a_deal_with_enter_alone(tmp_path: Path, name: 
     assert s is not None and s.match_over and len(s.results) == 1
     assert s.records_path is not None
     assert check_record(json.loads(s.records_path.read_text(encoding="utf-8"))) is None
+
+
+async def test_paced_bots_think_in_the_background_and_hand_back_the_turn(tmp_path: Path) -> None:
+    app = quick_app(tmp_path, pace=0.3)
+    async with app.run_test(size=SIZE) as pilot:
+        s = app.session
+        assert s is not None
+        await pilot.press("enter")  # the seven of clubs
+        assert not s.human_to_move
+        screen = app.screen
+        assert isinstance(screen, GameScreen)
+        screen.submit_text("c6")  # typed while the bots move: refused, nothing breaks
+        assert "Odota vuoroasi" in status(app)
+        for _ in range(100):
+            if s.human_to_move:
+                break
+            await pilot.pause(0.1)
+        assert s.human_to_move and len(s.game.moves) >= 4
+        assert [e.seat for e in s.game.events[:4]] == [0, 1, 2, 3]
+
+
+async def test_hoarding_offers_the_token_beside_the_cards(tmp_path: Path) -> None:
+    # Two players, hoarding of anything but sevens: after the opening the person holds the
+    # six of clubs and may keep it by taking the token.
+    rules = Rules(hoarding="all-but-sevens")
+    mine = ["C7", "C6"] + suit_cards("D", "D7") + suit_cards("S", "S7")[:12]
+    rest = [str(c) for c in CARDS[:52] if str(c) not in set(mine)]
+    app = session_app(tmp_path, rules, [mine, rest])
+    async with app.run_test(size=SIZE) as pilot:
+        s = app.session
+        assert s is not None
+        await pilot.press(*"c7", "enter")
+        await pilot.pause()
+        assert s.human_to_move
+        legal = s.game.legal_moves()
+        if not any(m.kind == "token" for m in legal):
+            pytest.skip("the bot's move left no card to hoard")  # pragma: no cover
+        assert "Ota pantti" in status(app)
+        token = [b for b in app.screen.query(Button) if b.id and b.id.startswith("act-token")]
+        assert len(token) == 1
+        await pilot.click(f"#{token[0].id}")
+        await pilot.pause()
+        assert any(e.type == "token" and e.seat == HUMAN for e in s.game.events)
