@@ -187,13 +187,14 @@ def test_v8_ace_low_after_two_and_token_twenty() -> None:
     lay(g, "CA")
     assert g.phase == "more"
     assert row_ranks(g, "C") == list(range(1, 10))
-    # play on until the deal ends: seat 1 holds the token, scored 20
+    assert g.token_holder == 1  # it could not play while clubs were laid out
+    # play on until the deal ends: seat 0 goes out, seat 1 pays the token, worth 20 here
     while not g.is_over():
         g.push(g.legal_moves()[0])
-    assert g.result is not None
-    holder = g.result.token_holder
-    if holder is not None and g.hand(holder):
-        assert g.result.token_points[holder] == 20
+    res = g.result
+    assert res is not None and res.winner == 0 and res.token_holder == 1
+    assert res.token_points == (0, 20)
+    assert res.points[1] == res.card_points[1] + 20
 
 
 # -- V16: free Fan Tan ---------------------------------------------------------------------------
