@@ -32,7 +32,7 @@ from textual.widgets import (
 )
 from textual.widgets.option_list import Option
 
-from ..i18n import describe_move, t
+from ..i18n import describe_move, t, tn
 from ..moves import Move
 from ..rules import Rules, RulesError, preset, preset_description, preset_names
 from .session import HUMAN, LogLine, Session, Setup, bot_levels, data_dir
@@ -143,6 +143,7 @@ class DealOver(ModalScreen[bool]):
     DealOver > Vertical { width: 96; height: auto; max-height: 95%; border: thick $success;
                           background: $surface; padding: 1 2; }
     DealOver Button { margin-top: 1; }
+    DealOver .sheet { margin: 1 0; }
     """
 
     def __init__(self, session: Session) -> None:
@@ -156,10 +157,12 @@ class DealOver(ModalScreen[bool]):
             head = t("tui.over.deal", lang, n=s.deal_index)
             yield Label(Text(head, style="bold"))
             yield Static("\n".join(s.last_result_lines))
-            yield Static(render_sheet(s.names, s.results, lang, s.rules.uses_chips))
+            yield Static(render_sheet(s.names, s.results, lang, s.rules.uses_chips), classes="sheet")
             if s.match_over:
                 winners = ", ".join(s.names[i] for i in s.winners)
-                yield Label(Text(t("tui.over.match", lang, names=winners), style="bold green"))
+                text = (t("tui.over.match_you", lang) if s.winners == [HUMAN]
+                        else t("tui.over.match", lang, names=winners))
+                yield Label(Text(text, style="bold green"))
                 if s.records_path:
                     yield Static(t("tui.over.saved", lang, path=str(s.records_path)))
                 elif s.record_error:
@@ -196,6 +199,7 @@ class SetupScreen(Screen[None]):
     SetupScreen Checkbox { margin-top: 1; }
     SetupScreen .row Input, SetupScreen .row Select { width: 1fr; }
     SetupScreen #setup-error { color: $error; height: auto; }
+    SetupScreen .warning { color: $warning; margin-top: 1; }
     SetupScreen #start { margin-top: 1; width: 100%; }
     """
 
@@ -211,6 +215,8 @@ class SetupScreen(Screen[None]):
         with VerticalScroll():
             yield Static(Text(t("tui.setup.welcome", lang), style="bold"))
             yield Static(t("tui.setup.help", lang))
+            if d.get("saved_game"):
+                yield Static(t("tui.setup.saved_game", lang), classes="warning")
             options = [(_preset_title(n, lang), n) for n in preset_names()]
             if d.get("rules_file"):
                 options.insert(0, (t("tui.setup.rules_file", lang, file=d["rules_file"]), "@file"))
@@ -658,7 +664,7 @@ def _log_text(line: LogLine) -> Text:
 
 def _match_length(rules: Rules, lang: str) -> str:
     if rules.match_deals and not rules.match_target:
-        return t("tui.length.deals", lang, n=rules.match_deals)
+        return tn("tui.length.deals", rules.match_deals, lang)
     if rules.match_target and not rules.match_deals:
         return t("tui.length.target", lang, n=rules.match_target)
     return t("tui.length.both", lang, n=rules.match_deals, target=rules.match_target)
@@ -709,8 +715,8 @@ class PlayApp(App[Any]):
     def start(self, setup: Setup) -> None:
         if setup.lang != self.lang:
             self.set_language(setup.lang)
+        # Saved on the first move, so that looking and quitting keeps an older saved match.
         self.session = Session(setup, self.dir, save=self.save)
-        self.session.save()
         if isinstance(self.screen, SetupScreen):
             self.switch_screen(GameScreen(self.session))
         else:
@@ -784,6 +790,10 @@ def run_play(defaults: dict[str, Any] | None = None, session: Session | None = N
              data_dir_override: str | None = None, quick: bool = False) -> int:
     """Run the game in this terminal; returns the exit status."""
     path = data_dir(data_dir_override)
+    if defaults is not None and session is None:
+        from .session import STATE_FILE
+
+        defaults = dict(defaults, saved_game=(path / STATE_FILE).exists())
     app = PlayApp(defaults, session, path, quick=quick)
     app.run()
     s = app.session
