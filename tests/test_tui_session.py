@@ -55,7 +55,7 @@ def test_whole_match_writes_checked_records_and_forgets_the_save(tmp_path: Path)
 
 
 def test_resume_rebuilds_the_same_position(tmp_path: Path) -> None:
-    setup = Setup(Rules(match_deals=3), players=4, bots=["random"] * 3, seed=5)
+    setup = Setup(preset("ristiseiska").replace(match_deals=3), players=4, bots=["random"] * 3, seed=5)
     s = Session(setup, tmp_path)
     rng = random.Random(2)
     play_out(s, rng, stop_after=90)  # into the second deal for this seed
@@ -69,6 +69,7 @@ def test_resume_rebuilds_the_same_position(tmp_path: Path) -> None:
     assert again.game.to_move == s.game.to_move
     assert [r.points for r in again.results] == [r.points for r in s.results]
     assert state["setup"]["seed"] == 5
+    assert again.rules == s.rules and again.rules.name == s.rules.name
     # and it plays on to the end
     play_out(again, rng)
     assert again.match_over and len(again.results) >= 3

@@ -111,6 +111,7 @@ class Setup:
     def to_dict(self) -> dict[str, Any]:
         return {
             "preset": self.rules.name.split("+")[0] or None,
+            "rules_name": self.rules.name,
             "rules": self.rules.to_dict(),
             "players": self.players,
             "bots": list(self.bots),
@@ -130,7 +131,9 @@ class Setup:
             except RulesError:
                 base = None
         rules = Rules.from_dict(d["rules"], base=base)
-        if base is not None:
+        if d.get("rules_name"):
+            rules = rules.replace(name=str(d["rules_name"]))
+        elif base is not None:
             rules = rules.replace(name=base.name if rules == base else base.name + "+house")
         return cls(rules=rules, players=int(d["players"]), bots=list(d["bots"]),
                    name=str(d.get("name", "")), seed=int(d["seed"]), lang=str(d.get("lang", "fi")),
