@@ -299,3 +299,28 @@ def test_hand_made_moves_never_crash(kind, card, row, end, as_, name, steps) -> 
         assert snapshot(g) == before
     else:
         assert g.moves[-1] in before[15]
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32), choice=st.integers(0, 2**32), name=st.sampled_from(PRESETS),
+       k=st.integers(0, 6), cut=st.integers(0, 150))
+def test_game_from_a_view_with_the_true_hands_goes_on_identically(seed, choice, name, k, cut
+                                                                   ) -> None:
+    rules = preset(name)
+    n = players_for(rules, k)
+    g = Game(rules, n, seed=seed, dealer=seed % n)
+    rng = random.Random(choice)
+    while not g.is_over() and len(g.moves) < cut:
+        g.push(rng.choice(g.legal_moves()))
+    if g.is_over():
+        return
+    h = Game.from_view(g.view(g.to_move), hands=[g.hand(s) for s in range(n)], stock=g.stock)
+    while not g.is_over():
+        assert h.legal_moves() == g.legal_moves()
+        m = rng.choice(g.legal_moves())
+        g.push(m)
+        h.push(m)
+        assert (h.to_move, h.phase, h.token_holder) == (g.to_move, g.phase, g.token_holder)
+    assert h.is_over() and h.result is not None and g.result is not None
+    assert (h.result.points, h.result.end, h.result.winner) == (
+        g.result.points, g.result.end, g.result.winner)
