@@ -262,3 +262,21 @@ def test_either_joker_may_be_named_as_jokeri() -> None:
     push(g, 1, "C7")
     push(g, 0, "jokeri=C6")
     assert g.events[-1].to_dict() == {"seat": 0, "type": "play", "card": "X2", "as": "C6"}
+
+
+def test_first_ace_closing_a_pile_at_once_ends_the_swap_of_its_joker() -> None:
+    # V5 with jokers; V12 lets seat 0 lay everything out in one turn, so seat 1 (holding the
+    # real SK) never gets a turn in between
+    r = Rules(ace="first-decides", failure="ask", jokers=1, multi_play=True)
+    g = game(r, 2, {1: "SK DA HA"}, rest=0, dealer=1)
+    for card in "C7 C6 C8 C5 C4 C3 C2 S7 S6 S8 S9 S10 SJ SQ X1=SK".split():
+        push(g, 0, card)
+    # before the first ace the king does not close the pile: the joker is still visible
+    assert g.view(0).rows[3].jokers == ((parse_card("X1"), parse_card("SK"), True),)
+    assert g.dead_cards(1) == []
+    push(g, 0, "CA@low")  # the first ace is low: every high pile at K closes at once
+    assert g.view(0).rows[3].high_closed
+    assert g.view(0).rows[3].jokers[0][2] is False
+    assert g.dead_cards(1) == [parse_card("SK")]
+    push(g, 0, "stop")
+    assert g.to_move == 1 and "swap:SK" not in legal(g)
