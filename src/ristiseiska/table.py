@@ -15,6 +15,12 @@ Cards are looked up by *type*: the card id with the deck folded away for two ide
 (both ♥6 are the same type), the plain id otherwise. ``playable`` is the bitmask of the types
 that fit somewhere right now; it is kept up to date after every placement so that legal-move
 generation is a single ``&``.
+
+Jokers (V11) lie in the slot of the card they stand for (``occupant`` holds the joker's id,
+``jokers`` where each joker lies); the geometry goes on as if the real card lay there. The table
+also answers the joker questions: whether a joker is still visible (:meth:`joker_visible`),
+which real cards may be swapped in (:meth:`swap_types`), and which card types can still be
+played at all (:meth:`live_types`; a card of any other type is dead).
 """
 
 from __future__ import annotations
