@@ -59,7 +59,7 @@ def test_resume_rebuilds_the_same_position(tmp_path: Path) -> None:
     s = Session(setup, tmp_path)
     rng = random.Random(2)
     play_out(s, rng, stop_after=90)  # into the second deal for this seed
-    assert not s.match_over
+    assert not s.match_over and s.deal_index == 1
     state = json.loads((tmp_path / STATE_FILE).read_text(encoding="utf-8"))
     again = Session.load(tmp_path)
     assert again is not None

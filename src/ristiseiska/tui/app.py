@@ -423,7 +423,9 @@ class GameScreen(Screen[None]):
         identical = s.rules.decks == 2 and not s.rules.distinct_decks
         legal = legal_card_ids(view.legal_moves, view.hand, identical) if s.human_to_move else set()
         title = t("tui.hand.title", self.lang, n=len(view.hand))
-        self.query_one(HandView).set_hand(view.hand, legal, title)
+        hand = self.query_one(HandView)
+        hand.set_class(s.rules.distinct_decks, "wide")
+        hand.set_hand(view.hand, legal, title)
 
     def _draw_actions(self, view: Any) -> None:
         bar = self.query_one("#actions", Horizontal)

@@ -218,10 +218,13 @@ class CardChip(Static):
             super().__init__()
             self.index = index
 
-    def __init__(self, card: Card, index: int, legal: bool, cursor: bool) -> None:
+    def __init__(self, card: Card, index: int, legal: bool, cursor: bool,
+                 mark_deck: bool = False) -> None:
         classes = "chip" + (" legal" if legal else "") + (" cursor" if cursor else "")
         classes += " red" if card.suit in RED_SUITS else (" joker" if card.is_joker else "")
-        super().__init__(card.symbol(), classes=classes, id=f"card-{index}")
+        # two different decks: the second deck's cards carry a small 2, like their rows
+        label = card.symbol() + ("²" if mark_deck and card.deck == 1 else "")
+        super().__init__(label, classes=classes, id=f"card-{index}")
         self.card = card
         self.index = index
 
@@ -244,6 +247,8 @@ class HandView(Widget, can_focus=True):
     HandView .chip.legal { color: $text; text-style: bold; border: round $success; }
     HandView .chip.legal.red { color: $error-lighten-1; }
     HandView .chip.cursor { background: $accent 40%; border: heavy $accent; }
+    HandView.wide { grid-columns: 6; }
+    HandView.wide .chip { width: 6; }
     """
     BINDINGS = [
         Binding("left", "move(-1)", show=False),
@@ -278,7 +283,7 @@ class HandView(Widget, can_focus=True):
 
     def compose(self) -> Any:
         for i, c in enumerate(self.cards):
-            yield CardChip(c, i, int(c) in self.legal, i == self.cursor)
+            yield CardChip(c, i, int(c) in self.legal, i == self.cursor, self.has_class("wide"))
 
     def set_hand(self, cards: Sequence[Card], legal: set[int], title: str = "") -> None:
         """Show ``cards``; ``legal`` holds the ids of cards that can be chosen now. The
@@ -311,7 +316,7 @@ class HandView(Widget, can_focus=True):
 
     def on_resize(self, event: Any) -> None:
         # as many cards a row as fit (each chip is 5 wide; border and padding take 4)
-        self.columns = max(4, (event.size.width - 4) // 5)
+        self.columns = max(4, (event.size.width - 4) // (6 if self.has_class("wide") else 5))
         self.styles.grid_size_columns = self.columns
 
     def action_move_row(self, rows: int) -> None:
