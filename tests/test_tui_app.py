@@ -417,3 +417,29 @@ async def test_hoarding_offers_the_token_beside_the_cards(tmp_path: Path) -> Non
         await pilot.click(f"#{token[0].id}")
         await pilot.pause()
         assert any(e.type == "token" and e.seat == HUMAN for e in s.game.events)
+
+
+async def test_house_rules_file_is_the_setup_choice(tmp_path: Path) -> None:
+    import argparse
+
+    from ristiseiska.commands.play import add_arguments, settings_from_args
+
+    f = tmp_path / "talo.toml"
+    f.write_text('preset = "ristiseiska"\n[rules]\ntoken_value = 25\nhoarding = "all-but-sevens"\n',
+                 encoding="utf-8")
+    p = argparse.ArgumentParser()
+    add_arguments(p)
+    d = settings_from_args(p.parse_args(["--rules", str(f), "--seed", "3", "--pace", "0"]))
+    app = PlayApp(d, data_dir_path=tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        assert app.screen.query_one("#preset", Select).value == "@file"
+        assert "talo.toml" in str(app.screen.query_one("#preset-info", Static).render())
+        await pilot.press("enter")
+        await pilot.pause()
+        s = app.session
+        assert s is not None and s.rules.token_value == 25 and s.rules.hoarding == "all-but-sevens"
+        await pilot.press("f1")
+        await pilot.pause()
+        assert isinstance(app.screen, TextScreen)
+        md = app.screen.query_one(Markdown)
+        assert "25" in md.source

@@ -219,3 +219,16 @@ def test_any_preset_plays_through_the_session(seed: int, preset_name: str) -> No
 def test_bots_never_share_the_persons_name() -> None:
     names = Setup(Rules(), players=8, bots=["random"], name="aino").names
     assert len(names) == 8 and len({n.casefold() for n in names}) == 8
+
+
+@pytest.mark.parametrize("name", ["jokerit", "kaksi-pakkaa", "kaksi-erilaista-pakkaa",
+                                  "ristiseiska-pyynto", "kahdestaan-pakka", "free-fan-tan"])
+def test_resume_round_trip_in_variants(tmp_path: Path, name: str) -> None:
+    rules = preset(name).replace(match_deals=2, match_target=0)
+    n = max(rules.min_players, min(3, rules.max_players))
+    s = Session(Setup(rules, players=n, bots=["random"] * (n - 1), seed=4), tmp_path)
+    play_out(s, random.Random(4), stop_after=40)
+    again = Session.load(tmp_path)
+    assert again is not None
+    assert [m.text(True) for m in again.game.moves] == [m.text(True) for m in s.game.moves]
+    assert [again.game.hand(i) for i in range(n)] == [s.game.hand(i) for i in range(n)]
