@@ -128,6 +128,7 @@ def create_app(database_url: str | None = None, bot_delay: float = 0.8,
         await store.init()
         tables = Tables(store, bot_delay)
         state["tables"] = tables
+        _app.state.tables = tables
         if resume:
             await tables.resume_all()
         try:
@@ -364,7 +365,7 @@ def record_of(t: LiveTable, index: int, g: Game) -> dict[str, Any]:
                 "result": g.result.to_dict() if g.result else None,
                 "rules": g.rules.to_dict(), "deal": index + 1}
     return record_from_game(g, preset=t.config.get("preset"),
-                            extra={"deal": index + 1, "table": t.id[:8]})
+                            extra={"deal": index + 1})
 
 
 def dumps_record(rec: dict[str, Any]) -> str:

@@ -268,6 +268,8 @@ class LiveTable:
                 raise ActionError("not-your-turn", f"it is seat {g.to_move}'s move, not yours")
             try:
                 move = g.parse_move(text)
+            except IllegalMoveError as e:
+                raise ActionError("illegal", str(e)) from e
             except (MoveError, ValueError) as e:
                 raise ActionError("bad-move", str(e)) from e
             try:
