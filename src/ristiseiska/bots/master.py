@@ -38,7 +38,7 @@ DEFAULT_ITERATIONS = 150
 DEFAULT_KERNEL_ITERATIONS = 400
 DEFAULT_ROLLOUTS = 8
 DEFAULT_TIME_LIMIT = 2.0
-DEFAULT_BETA = 1.0  # how strongly opponents are assumed to play cards that free their own
+DEFAULT_BETA = 2.0  # how strongly opponents are assumed to play cards that free their own
 DEFAULT_PRIOR = 1.0  # weight of the expert's judgement added to the kernel's (points) values
 
 Policy = Callable[[Game, list[Move], Any], Move]
