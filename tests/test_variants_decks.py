@@ -180,3 +180,13 @@ def test_v9_hands_given_as_text_keep_both_copies_apart() -> None:
     g.push_text("give:SQ")
     assert [str(c) for c in g.hand(1)].count("SQ") == 2
     assert sum(g.hand_sizes()) == 104 - 2
+
+
+def test_v9_holder_of_both_clubs_sevens_opens_with_one_then_the_other_is_a_seven() -> None:
+    g = game(V9, 2, {1: "C7 C7+ DA"}, rest=0, dealer=0)
+    assert g.to_move == 1 and [str(m) for m in g.legal_moves()] == ["C7"]
+    g.push_text("C7")
+    g.push_text("D7")  # seat 0
+    assert g.to_move == 1 and plays(g) == {"C7"}  # the second copy now opens clubs' second row
+    g.push_text("C7")
+    assert row_ranks(g, "C", 0) == [7] and row_ranks(g, "C", 1) == [7]
