@@ -31,6 +31,7 @@ BOTS: dict[str, type[Bot]] = {
     "master": MasterBot,
 }
 BOT_NAMES: tuple[str, ...] = tuple(BOTS)
+_HINT_BOTS: dict[tuple[Any, ...], Bot] = {}
 
 
 def get_bot(name: str, seed: int | None = None, **options: Any) -> Bot:
@@ -47,7 +48,14 @@ def hint(view: Any, lang: str = "fi", level: str = "expert", seed: int = 0,
     ``lang`` ('fi' or 'en')."""
     if lang not in ("fi", "en"):
         raise ValueError(f"language must be 'fi' or 'en', not {lang!r}")
-    bot = get_bot(level, seed=seed, **options)
+    key_ = (level, seed, tuple(sorted(options.items())))
+    bot = _HINT_BOTS.get(key_)
+    if bot is None:  # bots are stateless between moves: keep one per setting (the master
+        # bot loads the compiled kernel when it is made)
+        bot = get_bot(level, seed=seed, **options)
+        if len(_HINT_BOTS) > 16:
+            _HINT_BOTS.clear()
+        _HINT_BOTS[key_] = bot
     move, (key, params) = bot.decide(view)
     return move, render(key, params, lang)
 

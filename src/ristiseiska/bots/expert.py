@@ -357,11 +357,9 @@ class BasicBot(Bot):
         r = view.rules
         table: Table = view.table
         if view.phase == "give":
-            best = max(
-                (m for m in legal if m.card is not None),
-                key=lambda m: (not m.card.is_joker, _give_distance(table, r, m.card),  # type: ignore[union-attr]
-                               card_value(m.card, r)),  # type: ignore[arg-type]
-            )
+            gives = [(m, m.card) for m in legal if m.card is not None]
+            best = max(gives, key=lambda mc: (not mc[1].is_joker, _give_distance(table, r, mc[1]),
+                                              card_value(mc[1], r)))[0]
             return best, ("give", {"card": best.card})
         mine = 0
         for c in view.hand:

@@ -105,11 +105,11 @@ class Knowledge:
             scores = []
             while legal:
                 low = legal & -legal
-                c = low.bit_length() - 1
+                u = low.bit_length() - 1
                 legal ^= low
-                sc = (behind[c] & then).bit_count() if c < len(behind) else 0
+                sc = (behind[u] & then).bit_count() if u < len(behind) else 0
                 scores.append(sc)
-                if c == t:
+                if u == t:
                     best = sc
             top = max(scores)
             z = sum(math.exp(beta * (x - top)) for x in scores)
@@ -248,8 +248,8 @@ def infer(view: Any) -> Knowledge:
             kk = k % 52 if k < 104 else k
             folded[kk] = folded.get(kk, 0) + v
         pool_count = folded
-    for c in table_cards(view.table):
-        remove(c)
+    for cid in table_cards(view.table):
+        remove(cid)
     for c in view.hand:
         remove(c)
 
