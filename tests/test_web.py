@@ -305,7 +305,8 @@ def _check_leak(msg: dict[str, Any], seat: int, game: Any, given: dict[int, set[
     others -= given[seat]
     if game.rules.decks > 1:
         others -= {str(c) for c in game.hand(seat)}
-    leaked = others & set(_strings(msg))
+    public = {k: v for k, v in msg.items() if k != "table"}  # rules name the opening card
+    leaked = others & set(_strings(public))
     assert not leaked, f"seat {seat} was sent cards of other hands: {leaked}"
 
 
