@@ -464,6 +464,8 @@ class GameScreen(Screen[None]):
         return t("tui.prompt.play", lang)
 
     def set_status(self, text: str, kind: str) -> None:
+        if kind == "error":
+            self.app.bell()
         st = self.query_one("#status", Static)
         st.update(text)
         st.set_class(kind == "error", "error")

@@ -26,7 +26,6 @@ import random
 import re
 import secrets
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,12 +33,11 @@ from typing import Any
 from ..cards import CardError
 from ..game import Event, Game, IllegalMoveError
 from ..match import Match
-from ..moves import GIVE, PLAY, SWAP, Move, MoveError
+from ..moves import GIVE, Move, MoveError
 from ..rules import Rules, RulesError, preset
 from ..scoring import Result
 
 HUMAN = 0
-BOT_LEVELS = ("random", "basic", "expert", "master")
 DEFAULT_BOT = "expert"
 STATE_FORMAT = "ristiseiska-play-state"
 STATE_FILE = "play-resume.json"
@@ -571,12 +569,3 @@ def game_record(g: Game, rules: Rules, extra: dict[str, Any] | None = None) -> d
     if g.initial_table:
         rec["table"] = [c.notation(mark) for c in g.initial_table]
     return rec
-
-
-def move_cards(moves: Sequence[Move]) -> dict[int, list[Move]]:
-    """Legal moves grouped by the card they use (play, give, swap): for clicking a card."""
-    out: dict[int, list[Move]] = {}
-    for m in moves:
-        if m.kind in (PLAY, GIVE, SWAP) and m.card is not None:
-            out.setdefault(int(m.card), []).append(m)
-    return out
