@@ -232,3 +232,15 @@ def test_resume_round_trip_in_variants(tmp_path: Path, name: str) -> None:
     assert again is not None
     assert [m.text(True) for m in again.game.moves] == [m.text(True) for m in s.game.moves]
     assert [again.game.hand(i) for i in range(n)] == [s.game.hand(i) for i in range(n)]
+
+
+@pytest.mark.parametrize("lang", ["fi", "en"])
+def test_rules_screen_text_for_every_preset(lang: str) -> None:
+    from ristiseiska.rules import preset_names
+    from ristiseiska.tui.app import rules_markdown
+
+    for name in preset_names():
+        text = rules_markdown(preset(name), lang)
+        assert text.startswith("#") and len(text) > 200, name
+    changed = rules_markdown(preset("ristiseiska").replace(token_value=25), lang)
+    assert "25" in changed
