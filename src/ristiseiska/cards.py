@@ -59,7 +59,7 @@ RANK_FI_ALIASES = {
     "ässä": 1, "kakkonen": 2, "kolmonen": 3, "nelonen": 4, "viitonen": 5, "vitonen": 5,
     "kuutonen": 6, "seiska": 7, "seitsemän": 7, "seitsikko": 7, "kasi": 8, "kahdeksikko": 8,
     "kahdeksan": 8, "ysi": 9, "yhdeksikkö": 9, "yhdeksän": 9, "kymppi": 10, "kymmenen": 10,
-    "kymmenikkö": 10, "jätkä": 11, "sotilas": 11, "jätkä": 11, "rouva": 12, "kuningatar": 12,
+    "kymmenikkö": 10, "jätkä": 11, "sotilas": 11, "jatka": 11, "rouva": 12, "kuningatar": 12,
     "akka": 12, "kuningas": 13, "kurko": 13,
 }
 

@@ -293,7 +293,9 @@ class Game:
 
     # -- legal moves ----------------------------------------------------------------------------
     def legal_moves(self) -> list[Move]:
-        """Every move the player to move may make now (never empty before the end)."""
+        """Every move the player to move may make now (never empty before the end).
+
+        The list is cached until the next push: treat it as read-only (copy it to change it)."""
         legal = self._legal
         if legal is not None:
             return legal
