@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ristiseiska.cards import CARDS
 from ristiseiska.cli import CliError
 from ristiseiska.commands.play import add_arguments, settings_from_args
 from ristiseiska.record import check_record
@@ -244,3 +245,15 @@ def test_rules_screen_text_for_every_preset(lang: str) -> None:
         assert text.startswith("#") and len(text) > 200, name
     changed = rules_markdown(preset("ristiseiska").replace(token_value=25), lang)
     assert "25" in changed
+
+
+def test_recent_plays_are_the_moves_since_your_turn() -> None:
+    from ristiseiska.game import Event
+    from ristiseiska.tui.widgets import recent_plays
+
+    c = [CARDS[i] for i in range(6)]
+    evs = [Event(0, "play", c[0]), Event(1, "play", c[1]), Event(2, "token"),
+           Event(0, "play", c[2]), Event(0, "play", c[3]), Event(1, "play", c[4])]
+    assert recent_plays(evs, 0) == {int(c[4])}
+    assert recent_plays(evs[:5], 0) == {int(c[2]), int(c[3])}  # your own last turn
+    assert recent_plays([], 0) == set()

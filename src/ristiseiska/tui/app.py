@@ -42,6 +42,7 @@ from .widgets import (
     TableView,
     legal_card_ids,
     moves_for_card,
+    recent_plays,
     render_sheet,
 )
 
@@ -401,7 +402,7 @@ class GameScreen(Screen[None]):
         rules_name = s.rules.name or t("tui.custom_rules", lang)
         self.sub_title = t("tui.subtitle", lang, n=s.deal_index + (0 if s.deal_over else 1),
                            rules=rules_name, deals=_match_length(s.rules, lang))
-        self.query_one(TableView).show(view, lang)
+        self.query_one(TableView).show(view, lang, recent_plays(s.game.events, HUMAN))
         hints: dict[int, str] = {}
         if s.setup.open_cards and not s.deal_over:
             move, reason = s.hint(s.game.to_move)

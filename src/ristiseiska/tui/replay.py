@@ -81,7 +81,9 @@ class ReplayApp(App[None]):
         g = self.game
         lang = self.lang
         view = g.view(g.to_move if not g.is_over() else 0, open_cards=True)
-        self.query_one(TableView).show(view, lang)
+        last = g.events[-1] if g.events else None
+        recent = {int(last.card)} if last is not None and last.type == "play" and last.card is not None else set()
+        self.query_one(TableView).show(view, lang, recent)
         # Every hand, as a record has no "own" seat.
         self.query_one(PlayersView).show(view, lang, show_all=True)
         n = len(self.moves)

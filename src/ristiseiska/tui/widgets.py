@@ -6,7 +6,7 @@ the replay viewer and the tests use the same drawing as the game.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from rich.table import Table as RichTable
@@ -34,10 +34,11 @@ def suit_style(suit: int) -> str:
 
 # --- the table ----------------------------------------------------------------------------------
 
-def render_table(view: Any, lang: str) -> Text:
+def render_table(view: Any, lang: str, recent: Collection[int] = ()) -> Text:
     """One line per row (suit, and deck with two decks): the low pile, the centre card and the
     high pile, every slot of the row shown so that the gaps are visible; a closed pile is
-    marked with a bar at its end."""
+    marked with a bar at its end. Cards in ``recent`` (ids) are lit up, so that the moves
+    since your last turn can be followed on the table."""
     table = view.table
     out = Text()
     two_decks = view.rules.decks == 2
@@ -65,6 +66,8 @@ def render_table(view: Any, lang: str) -> Text:
                 card = occupied[slot]
                 text = ("🃏" if card.is_joker else rank_text(rank)).rjust(2) + " "
                 style = ("black on white" if suit not in RED_SUITS else "red on white")
+                if int(card) in recent:
+                    style = ("black" if suit not in RED_SUITS else "red") + " on yellow"
                 if slot == table.center:
                     style = "bold " + style
                 out.append(text[:2], style=style)
@@ -88,9 +91,24 @@ class TableView(Static):
     TableView { border: round $secondary; padding: 0 1; height: auto; width: auto; min-width: 30; }
     """
 
-    def show(self, view: Any, lang: str) -> None:
+    def show(self, view: Any, lang: str, recent: Collection[int] = ()) -> None:
         self.border_title = t("tui.table.title", lang)
-        self.update(render_table(view, lang))
+        self.update(render_table(view, lang, recent))
+
+
+def recent_plays(events: Sequence[Any], seat: int) -> set[int]:
+    """Ids of the cards played since ``seat``'s last move (or, when ``seat`` moved last, the
+    cards of that move)."""
+    j = len(events)
+    while j > 0 and events[j - 1].seat != seat:
+        j -= 1
+    block = events[j:]
+    if not block:
+        k = j
+        while k > 0 and events[k - 1].seat == seat:
+            k -= 1
+        block = events[k:j]
+    return {int(e.card) for e in block if e.type == "play" and e.card is not None}
 
 
 # --- the players ----------------------------------------------------------------------------------
