@@ -50,12 +50,15 @@ def run(args: argparse.Namespace) -> int:
         sock = socket.socket(socket.AF_INET6 if ":" in args.host else socket.AF_INET)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((args.host, args.port))
+        sock.listen(2048)  # connections wait in the backlog until the app has started
     except OSError as e:
         raise CliError(f"cannot listen on {args.host}:{args.port}: {e.strerror or e}") from e
     port = sock.getsockname()[1]
     shown = f"[{args.host}]" if ":" in args.host else args.host
     print(f"ristiseiska: http://{shown}:{port}/  (database: {_safe(url)})", flush=True)
-    config = uvicorn.Config(app, log_level="warning", ws_max_size=65536, lifespan="on")
+    # no per-message deflate: it costs more CPU than it saves on these small JSON frames
+    config = uvicorn.Config(app, log_level="warning", ws_max_size=65536, lifespan="on",
+                            ws_per_message_deflate=False)
     server = uvicorn.Server(config)
     asyncio.run(server.serve(sockets=[sock]))
     return 0

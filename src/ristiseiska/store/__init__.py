@@ -8,6 +8,8 @@ run the same code through SQLAlchemy's async engine.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import time
 from dataclasses import dataclass, field
@@ -104,12 +106,18 @@ class Store:
                 cur.execute("PRAGMA foreign_keys=ON")
                 cur.close()
         self.session = async_sessionmaker(self.engine, expire_on_commit=False)
+        self._moves: asyncio.Queue[tuple[dict[str, Any], asyncio.Future[None]]] | None = None
+        self._writer: asyncio.Task[None] | None = None
 
     async def init(self) -> None:
         async with self.engine.begin() as conn:
             await conn.run_sync(Base.metadata.create_all)
 
     async def close(self) -> None:
+        if self._writer is not None:
+            self._writer.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._writer
         await self.engine.dispose()
 
     async def create_table(self, table_id: str, config: dict[str, Any], names: list[str]) -> None:
@@ -134,8 +142,44 @@ class Store:
             s.add(DealRow(table_id=table_id, deal=deal, started=time.time()))
 
     async def add_move(self, table_id: str, deal: int, ply: int, seat: int, move: str) -> None:
-        async with self.session() as s, s.begin():
-            s.add(MoveRow(table_id=table_id, deal=deal, ply=ply, seat=seat, move=move))
+        """Store one move; returns only once it is committed. Moves arriving together (many
+        tables at once) are committed in one transaction by a single writer (group commit),
+        which keeps latency low under load; a failing row is then retried alone so that it
+        fails only its own caller."""
+        loop = asyncio.get_running_loop()
+        if self._moves is None or self._writer is None or self._writer.done():
+            self._moves = asyncio.Queue()
+            self._writer = loop.create_task(self._write_moves(self._moves))
+        fut: asyncio.Future[None] = loop.create_future()
+        self._moves.put_nowait(({"table_id": table_id, "deal": deal, "ply": ply, "seat": seat,
+                                 "move": move}, fut))
+        await fut
+
+    async def _write_moves(self, queue: asyncio.Queue[tuple[dict[str, Any],
+                                                            asyncio.Future[None]]]) -> None:
+        insert = MoveRow.__table__.insert()
+        while True:
+            batch = [await queue.get()]
+            while not queue.empty() and len(batch) < 512:
+                batch.append(queue.get_nowait())
+            try:
+                async with self.engine.begin() as conn:
+                    await conn.execute(insert, [row for row, _f in batch])
+            except Exception:
+                for row, fut in batch:
+                    try:
+                        async with self.engine.begin() as conn:
+                            await conn.execute(insert, [row])
+                    except Exception as e:  # noqa: BLE001 - handed to the waiting caller
+                        if not fut.done():
+                            fut.set_exception(e)
+                    else:
+                        if not fut.done():
+                            fut.set_result(None)
+            else:
+                for _row, fut in batch:
+                    if not fut.done():
+                        fut.set_result(None)
 
     async def set_finished(self, table_id: str) -> None:
         async with self.session() as s, s.begin():

@@ -292,7 +292,7 @@ async def _writer(websocket: WebSocket, conn: Conn, t: LiveTable) -> None:
         if msg.get("type") == "state":
             msg = decorate(t, msg, lang)
         try:
-            await websocket.send_text(json.dumps(msg, ensure_ascii=False))
+            await websocket.send_text(json.dumps(msg, ensure_ascii=False, separators=(",", ":")))
         except Exception:
             return
 

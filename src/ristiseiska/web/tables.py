@@ -82,6 +82,8 @@ class LiveTable:
         self.bots: dict[int, Any] = {}
         self._bot_task: asyncio.Task[None] | None = None
         self.closed = False
+        self._pace = random.Random()  # pacing only; never decides a move
+        self._rules_dict = self.rules.to_dict()
         self._log: dict[tuple[int, int | None, str], list[str]] = {}
 
     # -- building ---------------------------------------------------------------------------
@@ -153,7 +155,7 @@ class LiveTable:
         return {
             "id": self.id,
             "preset": self.config.get("preset"),
-            "rules": self.rules.to_dict(),
+            "rules": self._rules_dict,
             "seats": [
                 {"seat": i, "name": s.name, "kind": s.kind, "bot": s.bot,
                  "taken": s.kind == "bot" or s.token_hash is not None, "online": i in online}
@@ -323,7 +325,8 @@ class LiveTable:
 
     async def _drive(self) -> None:
         while not self.closed and self._due():
-            await asyncio.sleep(self.bot_delay)
+            # a little jitter: bots feel less mechanical and many tables do not move in step
+            await asyncio.sleep(self.bot_delay * self._pace.uniform(0.7, 1.3))
             async with self.lock:
                 due = self._due()
                 g = self.game
