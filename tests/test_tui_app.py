@@ -443,3 +443,16 @@ async def test_house_rules_file_is_the_setup_choice(tmp_path: Path) -> None:
         assert isinstance(app.screen, TextScreen)
         md = app.screen.query_one(Markdown)
         assert "25" in md.source
+
+
+async def test_choosing_a_preset_fits_the_players(tmp_path: Path) -> None:
+    app = PlayApp(default_settings(seed=3, pace=0.0), data_dir_path=tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        app.screen.query_one("#preset", Select).value = "kahdestaan-pakka"
+        await pilot.pause()
+        assert app.screen.query_one("#players", Input).value == "2"
+        assert "2–2" in str(app.screen.query_one("#players-label", Static).render())
+        app.screen.query_one("#start", Button).press()
+        await pilot.pause()
+        s = app.session
+        assert s is not None and s.n == 2 and s.rules.stock and s.setup.bots == ["expert"]

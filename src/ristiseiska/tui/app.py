@@ -231,7 +231,9 @@ class SetupScreen(Screen[None]):
                              compact=True)
             yield Static(self._describe(d["preset_value"]), id="preset-info")
             with Horizontal(classes="row"):
-                yield Label(t("tui.setup.players", lang))
+                r = d["rules"] if d["preset_value"] == "@file" else preset(str(d["preset_value"]))
+                yield Label(t("tui.setup.players", lang, lo=r.min_players, hi=r.max_players),
+                            id="players-label")
                 yield Input(value=str(d["players"]), id="players", type="integer", compact=True)
             with Horizontal(classes="row"):
                 yield Label(t("tui.setup.bots", lang))
@@ -287,6 +289,8 @@ class SetupScreen(Screen[None]):
         self.query_one("#preset-info", Static).update(self._describe(event.value))
         # keep the number of players within what the chosen rules allow
         rules = self.chosen_rules()
+        self.query_one("#players-label", Label).update(
+            t("tui.setup.players", self.lang, lo=rules.min_players, hi=rules.max_players))
         players = self.query_one("#players", Input)
         try:
             n = int(players.value)
