@@ -61,16 +61,38 @@ def _err(e: ActionError, status: int = 400) -> JSONResponse:
     return JSONResponse({"error": e.code, "message": e.message}, status_code=status)
 
 
-def rule_options() -> dict[str, Any]:
-    out: dict[str, Any] = {}
+def lobby_meta(lang: str) -> dict[str, Any]:
+    """Presets, every rule option with its labels in ``lang``, and the bot levels."""
+    try:
+        from .. import explain as ex
+    except ImportError:  # pragma: no cover - explain ships with the package
+        ex = None
+
+    def call(fn: str, *a: Any, default: str) -> str:
+        f = getattr(ex, fn, None) if ex else None
+        try:
+            return str(f(*a, lang)) if f else default
+        except Exception:  # noqa: BLE001 - a missing text falls back to the raw name
+            return default
+
+    options: dict[str, Any] = {}
     defaults = Rules()
     for f in dataclasses.fields(Rules):
         if f.name == "name":
             continue
-        out[f.name] = {"type": f.type, "default": getattr(defaults, f.name),
-                       "choices": list(CHOICES.get(f.name, {})),
-                       "help": OPTION_HELP.get(f.name, "")}
-    return out
+        choices = list(CHOICES.get(f.name, {}))
+        options[f.name] = {
+            "type": f.type, "default": getattr(defaults, f.name), "choices": choices,
+            "label": call("option_label", f.name, default=f.name),
+            "help": call("option_help", f.name, default=OPTION_HELP.get(f.name, "")),
+            "choice_labels": {c: call("option_value_label", f.name, c, default=c)
+                              for c in choices},
+        }
+    presets = [{"name": n, "description": call("preset_summary", n, default=d),
+                "title": call("preset_title", n, default=n), "rules": preset(n).to_dict()}
+               for n, (d, _o) in PRESETS.items()]
+    return {"presets": presets, "options": options, "bots": botlib.levels(),
+            "default_bot": botlib.default_level(), "langs": list(i18n.LANGS)}
 
 
 def build_config(data: Any) -> dict[str, Any]:
@@ -96,7 +118,7 @@ def build_config(data: Any) -> dict[str, Any]:
     for i, s in enumerate(seats):
         if not isinstance(s, dict) or s.get("kind") not in ("friend", "bot"):
             raise ActionError("bad-seats", f"seat {i + 1}: kind must be 'friend' or 'bot'")
-        bot = s.get("bot") or levels[0]
+        bot = s.get("bot") or botlib.default_level()
         if s["kind"] == "bot" and bot not in levels:
             raise ActionError("bad-seats", f"seat {i + 1}: unknown bot {bot!r}")
         nm = s.get("name")
@@ -154,10 +176,8 @@ def create_app(database_url: str | None = None, bot_delay: float = 0.8,
         return FileResponse(str(index))
 
     @app.get("/api/meta")
-    async def meta() -> dict[str, Any]:
-        return {"presets": [{"name": n, "description": d, "rules": preset(n).to_dict()}
-                            for n, (d, _o) in PRESETS.items()],
-                "options": rule_options(), "bots": botlib.levels(), "langs": list(i18n.LANGS)}
+    async def meta(lang: str = Query("fi", max_length=8)) -> dict[str, Any]:
+        return lobby_meta(i18n.norm_lang(lang))
 
     @app.get("/api/i18n/{lang}")
     async def catalog(lang: str) -> Response:
@@ -204,7 +224,8 @@ def create_app(database_url: str | None = None, bot_delay: float = 0.8,
             t = await tables().get(table_id)
         except ActionError as e:
             return _err(e)
-        return JSONResponse({"text": explain(t.rules, i18n.norm_lang(lang)),
+        lang = i18n.norm_lang(lang)
+        return JSONResponse({"text": explain(t.rules, lang), "html": explain_html(t.rules, lang),
                              "rules": t.rules.to_dict(), "preset": t.config.get("preset")})
 
     @app.get("/api/tables/{table_id}/record")
@@ -396,6 +417,16 @@ def replay_frames(g: Game, lang: str) -> dict[str, Any]:
         frames.append(frame(i18n.describe_event(public_event(ev, ev.get("seat")), r.names, lang)))
     return {"names": list(g.names), "frames": frames,
             "result": g.result.to_dict() if g.result else None}
+
+
+def explain_html(rules: Rules, lang: str) -> str | None:
+    """The rules as an HTML fragment (raw HTML in the text is escaped by the renderer)."""
+    try:
+        from ..explain import explain_rules_html
+
+        return str(explain_rules_html(rules, lang))
+    except Exception:  # noqa: BLE001 - the plain text is shown instead
+        return None
 
 
 def explain(rules: Rules, lang: str) -> str:

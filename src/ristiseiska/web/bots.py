@@ -42,11 +42,21 @@ def levels() -> list[str]:
     return ["random"]
 
 
+# The search bot thinks on a worker thread with a bounded time so one table never holds up
+# the others.
+SLOW = {"master": {"time_limit": 1.0}}
+
+
+def default_level() -> str:
+    names = levels()
+    return "expert" if "expert" in names else names[0]
+
+
 def make_bot(level: str, seed: int) -> Any:
     mod = _bots()
     if mod is not None and hasattr(mod, "get_bot"):
         try:
-            return mod.get_bot(level, seed)
+            return mod.get_bot(level, seed, **SLOW.get(level, {}))
         except Exception:  # unknown level in an old table: still play
             pass
     return RandomBot(seed)

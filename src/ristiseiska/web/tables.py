@@ -334,7 +334,11 @@ class LiveTable:
                     await self._next_deal_locked()
                 elif due == "bot" and g is not None:
                     seat = g.to_move
-                    move = self._bot(seat).choose(g.view(seat))
+                    bot, view = self._bot(seat), g.view(seat)
+                    if self.seats[seat].bot in botlib.SLOW:
+                        move = await asyncio.to_thread(bot.choose, view)
+                    else:
+                        move = bot.choose(view)
                     try:
                         await self._apply(seat, move)
                     except (IllegalMoveError, ActionError):

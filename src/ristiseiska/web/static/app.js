@@ -98,13 +98,13 @@ function Lobby({ lang }) {
   ]);
   const [seed, setSeed] = useState("");
   const [error, setError] = useState(null);
-  useEffect(() => { fetch("/api/meta").then((r) => r.json()).then(setMeta); }, []);
+  useEffect(() => { fetch(`/api/meta?lang=${lang}`).then((r) => r.json()).then(setMeta); }, [lang]);
   if (!meta) return html`<p>…</p>`;
   const preset = meta.presets.find((p) => p.name === presetName);
   const base = preset.rules;
   const setCount = (n) => {
     const s = seats.slice(0, n);
-    while (s.length < n) s.push({ kind: "bot", bot: meta.bots[0] });
+    while (s.length < n) s.push({ kind: "bot", bot: meta.default_bot });
     setSeats(s);
   };
   const setSeat = (i, patch) => setSeats(seats.map((s, j) => (j === i ? { ...s, ...patch } : s)));
@@ -115,7 +115,7 @@ function Lobby({ lang }) {
   };
   const create = async () => {
     setError(null);
-    const body = { preset: presetName, options, seats: seats.map((s) => ({ ...s, bot: s.bot || meta.bots[0] })) };
+    const body = { preset: presetName, options, seats: seats.map((s) => ({ ...s, bot: s.bot || meta.default_bot })) };
     if (seed.trim()) body.seed = parseInt(seed, 10);
     const r = await fetch("/api/tables", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
     const data = await r.json();
@@ -133,7 +133,7 @@ function Lobby({ lang }) {
     <p>${t("web.lobby.intro")}</p>
     <div class="row"><label>${t("web.lobby.preset")}:
       <select data-action="preset" value=${presetName} onChange=${(e) => { setPreset(e.target.value); setOptions({}); }}>
-        ${meta.presets.map((p) => html`<option value=${p.name}>${p.name} – ${p.description}</option>`)}
+        ${meta.presets.map((p) => html`<option value=${p.name}>${p.title} – ${p.description}</option>`)}
       </select></label></div>
     <div class="row"><label>${t("web.lobby.seats")}:
       <select data-action="seat-count" value=${seats.length} onChange=${(e) => setCount(parseInt(e.target.value, 10))}>
@@ -146,7 +146,7 @@ function Lobby({ lang }) {
           <option value="bot">${t("web.lobby.bot")}</option>
         </select>
         ${s.kind === "bot"
-          ? html` <select data-action="bot-level" aria-label=${t("web.lobby.level")} value=${s.bot || meta.bots[0]} onChange=${(e) => setSeat(i, { bot: e.target.value })}>
+          ? html` <select data-action="bot-level" aria-label=${t("web.lobby.level")} value=${s.bot || meta.default_bot} onChange=${(e) => setSeat(i, { bot: e.target.value })}>
               ${meta.bots.map((b) => html`<option value=${b}>${b}</option>`)}</select>`
           : html` <input data-action="seat-name" size="12" maxlength="24" placeholder=${i === seats.findIndex((x) => x.kind === "friend") ? t("web.lobby.your_name") : t("web.lobby.name")}
               value=${s.name || ""} onInput=${(e) => setSeat(i, { name: e.target.value })}/>`}
@@ -166,13 +166,13 @@ function OptionInput({ name, opt, value, set }) {
   if (opt.type === "bool") {
     input = html`<input type="checkbox" data-option=${name} checked=${!!value} onChange=${(e) => set(e.target.checked)}/>`;
   } else if (opt.choices.length) {
-    input = html`<select data-option=${name} value=${value} onChange=${(e) => set(e.target.value)}>${opt.choices.map((c) => html`<option value=${c}>${c}</option>`)}</select>`;
+    input = html`<select data-option=${name} value=${value} onChange=${(e) => set(e.target.value)}>${opt.choices.map((c) => html`<option value=${c}>${opt.choice_labels[c] || c}</option>`)}</select>`;
   } else if (opt.type === "int") {
     input = html`<input type="number" data-option=${name} style="width:5.5rem" value=${value} onChange=${(e) => set(parseInt(e.target.value, 10) || 0)}/>`;
   } else {
     input = html`<input data-option=${name} size="6" value=${value} onChange=${(e) => set(e.target.value)}/>`;
   }
-  return html`<label title=${opt.help}><span>${name}</span>${input}</label>`;
+  return html`<label title=${opt.help}><span>${opt.label}</span>${input}</label>`;
 }
 
 async function claimSeat(tableId, seat, name) {
@@ -308,7 +308,7 @@ function TablePage({ id, lang }) {
           </div>
           <div class="actions">
             ${myTurn && other.map((m) => html`<button class="primary" data-action=${m} onClick=${() => play(m)}>${state.labels?.[m] || m}</button>`)}
-            ${myTurn && view.phase === "give" && html`<span class="notice" data-action="give">${status}</span>`}
+            ${myTurn && view.phase === "give" && legal.map((m) => html`<button class="primary" data-action="give" data-move=${m} onClick=${() => play(m)}>${state.labels?.[m] || m}</button>`)}
             ${myTurn && html`<button data-action="hint" onClick=${() => send({ type: "hint", lang })}>${t("web.action.hint")}</button>`}
           </div>
           ${choice && html`<div class="panel" data-testid="choice"><strong>${t("web.table.choose")}</strong>
@@ -385,9 +385,13 @@ function Modal({ title, close, children }) {
 }
 
 function RulesModal({ id, lang, close }) {
-  const [text, setText] = useState(null);
-  useEffect(() => { fetch(`/api/tables/${id}/rules?lang=${lang}`).then((r) => r.json()).then((d) => setText(d.text)); }, [lang]);
-  return html`<${Modal} title=${t("web.rules.title")} close=${close}><div class="rules-text" data-testid="rules-text">${text ?? "…"}</div><//>`;
+  const [rules, setRules] = useState(null);
+  useEffect(() => { fetch(`/api/tables/${id}/rules?lang=${lang}`).then((r) => r.json()).then(setRules); }, [lang]);
+  if (!rules) return html`<${Modal} title=${t("web.rules.title")} close=${close}>…<//>`;
+  // The HTML comes from the server's own rule texts (Markdown rendered with raw HTML escaped).
+  return html`<${Modal} title=${t("web.rules.title")} close=${close}>${rules.html
+    ? html`<div class="rules-html" data-testid="rules-text" dangerouslySetInnerHTML=${{ __html: rules.html }}></div>`
+    : html`<div class="rules-text" data-testid="rules-text">${rules.text}</div>`}<//>`;
 }
 
 function HistoryModal({ id, lang, sheet, close }) {
