@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import ForeignKey, Integer, String, Text, event, select
+from sqlalchemy import insert as sa_insert
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -157,7 +158,7 @@ class Store:
 
     async def _write_moves(self, queue: asyncio.Queue[tuple[dict[str, Any],
                                                             asyncio.Future[None]]]) -> None:
-        insert = MoveRow.__table__.insert()
+        insert = sa_insert(MoveRow)
         while True:
             batch = [await queue.get()]
             while not queue.empty() and len(batch) < 512:

@@ -63,6 +63,7 @@ def _err(e: ActionError, status: int = 400) -> JSONResponse:
 
 def lobby_meta(lang: str) -> dict[str, Any]:
     """Presets, every rule option with its labels in ``lang``, and the bot levels."""
+    ex: Any
     try:
         from .. import explain as ex
     except ImportError:  # pragma: no cover - explain ships with the package
@@ -432,12 +433,9 @@ def explain_html(rules: Rules, lang: str) -> str | None:
 def explain(rules: Rules, lang: str) -> str:
     try:
         from ..explain import explain_rules
-    except ImportError:
-        explain_rules = None
-    if explain_rules is not None:
-        try:
-            return str(explain_rules(rules, lang))
-        except Exception:  # noqa: BLE001 - fall back to the option list below
-            pass
+
+        return str(explain_rules(rules, lang))
+    except Exception:  # noqa: BLE001 - fall back to the option list below
+        pass
     lines = [f"{k} = {v}   ({OPTION_HELP.get(k, '')})" for k, v in rules.to_dict().items()]
     return "\n".join(lines)

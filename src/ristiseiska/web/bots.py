@@ -21,7 +21,8 @@ class RandomBot:
         self.rng = random.Random(seed)
 
     def choose(self, view: Any) -> Move:
-        return self.rng.choice(list(view.legal_moves))
+        moves: list[Move] = list(view.legal_moves)
+        return self.rng.choice(moves)
 
 
 def _bots() -> Any:

@@ -99,7 +99,7 @@ class LiveTable:
             for text in st.moves.get(d, []):
                 g.push(g.parse_move(text))
             t.games.append(g)
-            if g.is_over():
+            if g.result is not None:
                 t.match.add_result(g.result)
         return t
 
@@ -250,7 +250,7 @@ class LiveTable:
         except Exception as e:
             g.pop()
             raise ActionError("store", f"the move could not be saved: {type(e).__name__}") from e
-        if g.is_over():
+        if g.result is not None:
             self.match.add_result(g.result)
             if self.match.is_over():
                 with contextlib.suppress(Exception):
