@@ -399,3 +399,33 @@ def test_bot_only_table_plays_by_itself(client: TestClient) -> None:
         st = recv_until(ws, lambda m: m["type"] == "state" and len(m["sheet"]["rows"]) >= 1,
                         limit=5000)
         assert st["view"]["hand"] == []
+
+
+@pytest.mark.parametrize("preset_name", sorted(__import__("ristiseiska.rules").rules.PRESETS))
+def test_every_preset_plays_a_deal_over_the_socket(client: TestClient, preset_name: str) -> None:
+    from ristiseiska.rules import preset
+
+    rules = preset(preset_name)
+    n = max(rules.min_players, min(3, rules.max_players))
+    kinds = ["friend"] + ["bot"] * (n - 1)
+    tid = new_table(client, kinds, preset=preset_name, seed=17)
+    token = claim(client, tid, 0)
+    with client.websocket_connect(f"/ws/{tid}") as ws:
+        st = joined(ws, 0, token)
+        for _ in range(600):
+            if st["view"]["phase"] == "over":
+                break
+            if st["view"]["to_move"] != 0 or not st["view"]["legal_moves"]:
+                st = current(ws, lambda m: m["view"]["phase"] == "over"
+                             or m["view"]["to_move"] == 0 and bool(m["view"]["legal_moves"]))
+                continue
+            ws.send_json({"type": "move", "move": st["view"]["legal_moves"][-1]})
+            seen: list[dict[str, Any]] = []
+            recv_until(ws, lambda m: m["type"] in ("ack", "error"), seen=seen)
+            assert seen[-1]["type"] == "ack", seen[-1]
+            st = [m for m in seen if m["type"] == "state"][-1]
+        assert st["view"]["phase"] == "over", preset_name
+        assert st["sheet"]["rows"]
+    rec = client.get(f"/api/tables/{tid}/record").text.splitlines()
+    assert len(rec) == 1
+    assert client.get(f"/api/tables/{tid}/deals/0/replay").status_code == 200

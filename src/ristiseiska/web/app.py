@@ -269,8 +269,13 @@ def create_app(database_url: str | None = None, bot_delay: float = 0.8,
             await websocket.close(code=4404)
             return
         conn = Conn()
+        try:
+            await t.attach(conn)
+        except ActionError as e:
+            await websocket.send_json({"type": "error", "code": e.code, "message": e.message})
+            await websocket.close(code=4429)
+            return
         writer = asyncio.create_task(_writer(websocket, conn, t))
-        await t.attach(conn)
         try:
             while True:
                 raw = await websocket.receive()
@@ -291,6 +296,8 @@ def create_app(database_url: str | None = None, bot_delay: float = 0.8,
             conn.queue.put_nowait(None)
             with contextlib.suppress(Exception):
                 await writer
+            if t.idle:  # a finished match is reloaded from the store if anyone asks again
+                tables().live.pop(t.id, None)
 
     # static assets last so the API routes win
     app.mount("/static", StaticFiles(directory=str(STATIC)), name="static")

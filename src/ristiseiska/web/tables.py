@@ -28,6 +28,7 @@ from ..view import public_event
 from . import bots as botlib
 
 MAX_NAME = 24
+MAX_CONNECTIONS = 64  # per table: players, their reconnecting tabs and spectators
 
 
 def hash_token(token: str) -> str:
@@ -218,6 +219,8 @@ class LiveTable:
     # -- connections ------------------------------------------------------------------------
     async def attach(self, conn: Conn) -> None:
         async with self.lock:
+            if len(self.conns) >= MAX_CONNECTIONS:
+                raise ActionError("table-full", "too many connections to this table")
             self.conns.add(conn)
             self._broadcast()
         self.kick()
@@ -226,6 +229,11 @@ class LiveTable:
         async with self.lock:
             self.conns.discard(conn)
             self._broadcast()
+
+    @property
+    def idle(self) -> bool:
+        """Nothing left to do in memory: the match is over and nobody is watching."""
+        return not self.conns and self.match.is_over()
 
     async def join(self, conn: Conn, seat: Any, token: Any) -> None:
         async with self.lock:
