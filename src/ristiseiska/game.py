@@ -23,6 +23,7 @@ Moves are applied in place (``push``) and can be taken back (``pop``), like pyth
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Iterator, Sequence
 from typing import Any, NamedTuple
@@ -410,8 +411,9 @@ class Game:
                 return False
         return True
 
-    @property
+    @functools.cached_property
     def _simple_plays(self) -> bool:
+        """One deck and fixed ace ends: every playable card has exactly one place."""
         r = self.rules
         return r.decks == 1 and r.ace != "first-decides"
 

@@ -41,12 +41,14 @@ class Table:
     __slots__ = (
         "rules", "nrows", "order", "line", "types", "lo", "hi", "minr", "maxr", "center",
         "fits", "playable", "opened", "ace_end", "start_rank", "type_rows", "identical",
-        "ntypes", "occupant", "jokers",
+        "ntypes", "occupant", "jokers", "upward", "first_decides",
     )
 
     def __init__(self, rules: Rules) -> None:
         self.rules = rules
         self.identical = rules.decks == 2 and not rules.distinct_decks
+        self.upward = rules.layout == "upward"
+        self.first_decides = rules.ace == "first-decides"
         self.nrows = 4 * rules.decks
         self.ntypes = 52 if (rules.decks == 1 or self.identical) else 104
         self.order = rules.order
@@ -251,7 +253,7 @@ class Table:
     def place(self, t: int, row: int, end: str | None, card_id: int) -> bool:
         """Put a card of type ``t`` on ``row`` (at ``end``, or as the opener); return whether it
         closed a pile (a closing card). The caller has checked that it fits."""
-        new_layout = self.rules.layout == "upward" and self.start_rank is None
+        new_layout = self.upward and self.start_rank is None
         if new_layout:
             self._set_start_rank(t)
         lo = self.lo[row]
@@ -275,7 +277,7 @@ class Table:
         if not self.opened or new_layout:
             self.opened = True
             self._refresh_all()
-        elif self.rules.ace == "first-decides" and self.ace_end is None and self.line[row][slot] == 1:
+        elif self.first_decides and self.ace_end is None and self.line[row][slot] == 1:
             self.ace_end = "low" if slot == 0 else "high"
             if self.ace_end == "low":
                 self.maxr -= 1  # the high piles now end at the king
