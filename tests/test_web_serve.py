@@ -63,3 +63,42 @@ def test_serve_reports_a_busy_port(tmp_path: Path) -> None:
         assert r.returncode == 2 and "cannot listen" in r.stderr
     finally:
         s.close()
+
+
+def test_real_socket_survives_oversized_and_malformed_frames(tmp_path: Path) -> None:
+    import asyncio
+    import json
+
+    import websockets
+
+    proc = subprocess.Popen([sys.executable, "-m", "ristiseiska.cli", "serve", "--port", "0",
+                             "--bot-delay", "0"], stdout=subprocess.PIPE, text=True,
+                            env=_env(tmp_path))
+    try:
+        assert proc.stdout is not None
+        url = proc.stdout.readline().split()[1]
+        body = json.dumps({"seats": [{"kind": "bot"}, {"kind": "friend"}]}).encode()
+        req = urllib.request.Request(url + "api/tables", data=body, method="POST",
+                                     headers={"content-type": "application/json"})
+        with urllib.request.urlopen(req, timeout=20) as r:
+            tid = json.loads(r.read())["id"]
+
+        async def talk() -> list[str]:
+            codes = []
+            async with websockets.connect(f"ws{url[4:]}ws/{tid}") as ws:
+                for frame in ("x" * 200_000, "{", json.dumps({"type": "move", "move": "C7"})):
+                    await ws.send(frame)
+                    while True:
+                        msg = json.loads(await asyncio.wait_for(ws.recv(), 20))
+                        if msg["type"] == "error":
+                            codes.append(msg["code"])
+                            break
+                await ws.send(json.dumps({"type": "ping"}))
+                while json.loads(await asyncio.wait_for(ws.recv(), 20))["type"] != "pong":
+                    pass
+            return codes
+
+        assert asyncio.run(talk()) == ["too-large", "bad-json", "not-seated"]
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)

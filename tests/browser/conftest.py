@@ -52,7 +52,7 @@ class LiveServer:
         from ristiseiska.web.app import create_app
 
         self.app = create_app(self.db, bot_delay=self.bot_delay)
-        config = uvicorn.Config(self.app, log_level="warning", ws_max_size=65536)
+        config = uvicorn.Config(self.app, log_level="warning", ws_max_size=1 << 20)
         self.server = uvicorn.Server(config)
         sock = socket.socket()
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
