@@ -42,8 +42,23 @@ function moveCard(m) {
   return m.split(/[@=]/)[0];
 }
 
-// --- card faces (own SVG drawing; text label for people and tests) ---------------------------
+// --- card faces ----------------------------------------------------------------------------------
+// The CC0 card images in /static/cards (see cards/README.md); a drawn face if one is missing.
+function faceFile(code) {
+  const { suit, rank } = parseCard(code);
+  if (suit === "X") return `/static/cards/J${rank === "2" ? 2 : 1}.svg`;
+  return SUIT_SYMBOL[suit] ? `/static/cards/${suit}${rank}.svg` : null;
+}
 function CardFace({ code }) {
+  const [failed, setFailed] = useState(false);
+  const src = faceFile(code);
+  if (src && !failed) {
+    const second = parseCard(code).second;
+    return html`<img src=${src} alt="" aria-hidden="true" draggable="false" class=${second ? "second-deck" : ""} onError=${() => setFailed(true)}/>`;
+  }
+  return html`<${DrawnFace} code=${code}/>`;
+}
+function DrawnFace({ code }) {
   const { suit, rank, second } = parseCard(code);
   const joker = suit === "X";
   const red = suit === "H" || suit === "D";
