@@ -87,7 +87,9 @@ def test_hoarding_bot_may_take_token() -> None:
             if m.kind == "token" and any(x.kind == "play" for x in legal):
                 took += 1
             g.push(m)
-    assert took >= 0  # legal either way; the count documents that hoarding is considered
+    # the expert holds a card back at least sometimes (measured: twice in these 8 deals, both
+    # times when the token was already its own and holding back cost nothing)
+    assert took >= 1
 
 
 def test_bot_gets_only_a_view_and_refuses_when_not_to_move() -> None:
