@@ -429,3 +429,13 @@ def test_every_preset_plays_a_deal_over_the_socket(client: TestClient, preset_na
     rec = client.get(f"/api/tables/{tid}/record").text.splitlines()
     assert len(rec) == 1
     assert client.get(f"/api/tables/{tid}/deals/0/replay").status_code == 200
+
+
+def test_every_card_has_a_face_and_the_licences_are_recorded(client: TestClient) -> None:
+    names = {f"{s}{r}" for s in "CDHS" for r in ["A", *map(str, range(2, 11)), "J", "Q", "K"]}
+    names |= {"J1", "J2", "B1", "B2"}
+    for name in names:
+        r = client.get(f"/static/cards/{name}.svg")
+        assert r.status_code == 200 and r.text.startswith("<svg"), name
+    assert "CC0" in client.get("/static/cards/README.md").text
+    assert "Apache" in client.get("/static/vendor/LICENSE-htm.txt").text
