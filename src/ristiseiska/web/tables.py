@@ -335,23 +335,36 @@ class LiveTable:
         while not self.closed and self._due():
             # a little jitter: bots feel less mechanical and many tables do not move in step
             await asyncio.sleep(self.bot_delay * self._pace.uniform(0.7, 1.3))
-            async with self.lock:
-                due = self._due()
-                g = self.game
-                if due == "deal":
-                    await self._next_deal_locked()
-                elif due == "bot" and g is not None:
-                    seat = g.to_move
-                    bot, view = self._bot(seat), g.view(seat)
-                    if self.seats[seat].bot in botlib.SLOW:
-                        move = await asyncio.to_thread(bot.choose, view)
-                    else:
-                        move = bot.choose(view)
-                    try:
-                        await self._apply(seat, move)
-                    except (IllegalMoveError, ActionError):
-                        # a faulty bot must not stall the table: fall back to a legal move
-                        await self._apply(seat, g.legal_moves()[0])
+            try:
+                async with self.lock:
+                    await self._bot_step()
+            except ActionError:  # the store refused (e.g. the database is away): retry later
+                await asyncio.sleep(1.0)
+
+    async def _bot_step(self) -> None:
+        due = self._due()
+        g = self.game
+        if due == "deal":
+            await self._next_deal_locked()
+            return
+        if due != "bot" or g is None:
+            return
+        seat = g.to_move
+        legal = g.legal_moves()
+        if len(legal) == 1:  # a forced move (token, pass, …): nothing to decide
+            await self._apply(seat, legal[0])
+            return
+        bot, view = self._bot(seat), g.view(seat)
+        try:
+            if self.seats[seat].bot in botlib.SLOW:
+                move = await asyncio.to_thread(bot.choose, view)
+            else:
+                move = bot.choose(view)
+            if move not in legal:
+                raise IllegalMoveError(f"bot chose {move}")
+        except Exception:  # noqa: BLE001 - a faulty bot must not stall the table
+            move = legal[0]
+        await self._apply(seat, move)
 
     async def close(self) -> None:
         self.closed = True
