@@ -315,6 +315,7 @@ def test_whole_deal_with_bots_then_sheet_next_deal_record_and_replay(client: Tes
     token = claim(client, tid, 0, "Aino")
     with client.websocket_connect(f"/ws/{tid}") as ws:
         st = joined(ws, 0, token)
+        hinted = False
         # before the deal ends, no record (it would show hands) and no replay
         assert client.get(f"/api/tables/{tid}/record").text == ""
         assert client.get(f"/api/tables/{tid}/deals/0/replay").status_code == 404
@@ -324,6 +325,12 @@ def test_whole_deal_with_bots_then_sheet_next_deal_record_and_replay(client: Tes
             if st["view"]["phase"] == "over":
                 break
             assert st["labels"] and set(st["labels"]) == set(st["view"]["legal_moves"])
+            if not hinted:
+                ws.send_json({"type": "hint", "lang": "en"})
+                h = recv_until(ws, lambda m: m["type"] in ("hint", "error"))
+                assert h["type"] == "hint" and h["move"] in st["view"]["legal_moves"]
+                assert len(h["reason"]) > 10
+                hinted = True
             ws.send_json({"type": "move", "move": st["view"]["legal_moves"][0]})
             seen: list[dict[str, Any]] = []
             recv_until(ws, lambda m: m["type"] == "ack", seen=seen)

@@ -429,7 +429,7 @@ function HistoryModal({ id, lang, sheet, close }) {
         <button data-action="replay-next" disabled=${step >= replay.frames.length - 1} onClick=${() => setStep(step + 1)}>${t("web.replay.next")}</button></div>
       <p>${fr.text}</p>
       <div class="felt"><${Board} rows=${fr.rows}/></div>
-      ${Object.entries(fr.hands).map(([s, cards]) => html`<div class="row"><strong>${replay.names[s]}${fr.token_holder === +s ? ` · ${t("web.table.token")}` : ""}:</strong> ${sortHand(cards).map((c) => html`<${Card} code=${c}/>`)}</div>`)}
+      ${Object.entries(fr.hands).map(([s, cards]) => html`<div class="row replay-hand"><strong>${replay.names[s]}${fr.token_holder === +s ? ` · ${t("web.table.token")}` : ""}:</strong> ${sortHand(cards).map((c) => html`<${Card} code=${c}/>`)}</div>`)}
     </div>`}
   <//>`;
 }
