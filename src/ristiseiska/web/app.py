@@ -46,9 +46,16 @@ MAX_BODY = 16384
 STATIC = resources.files("ristiseiska.web").joinpath("static")
 
 
-def _json_body_limit(request: Request, body: bytes) -> Any:
-    if len(body) > MAX_BODY:
+async def _json_body(request: Request) -> Any:
+    """The JSON body, read no further than ``MAX_BODY`` bytes (a huge upload is cut off)."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > MAX_BODY:
         raise HTTPException(413, "request too large")
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_BODY:
+            raise HTTPException(413, "request too large")
     try:
         return json.loads(body or b"{}")
     except ValueError as e:
@@ -191,7 +198,7 @@ def create_app(database_url: str | None = None, bot_delay: float = 0.8,
 
     @app.post("/api/tables")
     async def create_table(request: Request) -> Response:
-        data = _json_body_limit(request, await request.body())
+        data = await _json_body(request)
         try:
             config = build_config(data)
         except ActionError as e:
@@ -210,7 +217,7 @@ def create_app(database_url: str | None = None, bot_delay: float = 0.8,
 
     @app.post("/api/tables/{table_id}/seats/{seat}")
     async def claim(table_id: str, seat: int, request: Request) -> Response:
-        data = _json_body_limit(request, await request.body())
+        data = await _json_body(request)
         try:
             t = await tables().get(table_id)
             name = data.get("name", "") if isinstance(data, dict) else ""
