@@ -446,3 +446,18 @@ def test_every_card_has_a_face_and_the_licences_are_recorded(client: TestClient)
         assert r.status_code == 200 and r.text.startswith("<svg"), name
     assert "CC0" in client.get("/static/cards/README.md").text
     assert "Apache" in client.get("/static/vendor/LICENSE-htm.txt").text
+
+
+def test_a_connection_that_stops_reading_is_cut_off_not_hoarded() -> None:
+    from ristiseiska.web.tables import MAX_OUTBOX, Conn
+
+    async def fill() -> Conn:
+        conn = Conn()
+        for i in range(MAX_OUTBOX + 50):
+            conn.send({"type": "pong", "i": i})
+        return conn
+
+    import asyncio
+
+    conn = asyncio.run(fill())
+    assert conn.queue.qsize() == MAX_OUTBOX and conn.overflow

@@ -319,6 +319,10 @@ async def _writer(websocket: WebSocket, conn: Conn, t: LiveTable) -> None:
     """Send the connection's outbox in order; states get the log and labels in its language."""
     lang = "fi"
     while True:
+        if conn.overflow:
+            with contextlib.suppress(Exception):
+                await websocket.close(code=1013)
+            return
         msg = await conn.queue.get()
         if msg is None:
             return

@@ -28,6 +28,7 @@ from ..view import public_event
 from . import bots as botlib
 
 MAX_NAME = 24
+MAX_OUTBOX = 500  # messages waiting for one slow connection
 MAX_CONNECTIONS = 64  # per table: players, their reconnecting tabs and spectators
 
 
@@ -50,8 +51,14 @@ class Conn:
 
     seat: int | None = None
     queue: asyncio.Queue[dict[str, Any] | None] = field(default_factory=asyncio.Queue)
+    overflow: bool = False
 
     def send(self, msg: dict[str, Any]) -> None:
+        # A client that stops reading must not make the server hoard messages for it: past
+        # the limit it is dropped (its page reconnects and gets the current state).
+        if self.queue.qsize() >= MAX_OUTBOX:
+            self.overflow = True
+            return
         self.queue.put_nowait(msg)
 
 
