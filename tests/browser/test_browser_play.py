@@ -193,3 +193,58 @@ async def test_server_restart_mid_deal_resumes(live_server: LiveServer, browser:
         raise AssertionError("could not move after the restart")
     await page.wait_for_timeout(300)
     assert len(live_server.table(tid).game.moves) > len(snapshot[0])
+
+
+async def test_phone_keyboard_language_rules_and_spectator(live_server: LiveServer,
+                                                            browser: Any) -> None:
+    ctx = await browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True,
+                                    has_touch=True)
+    page = await ctx.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    await page.goto(live_server.url + "/")
+    wide = "document.scrollingElement.scrollWidth <= window.innerWidth + 1"
+    assert await page.evaluate(wide), "the lobby is wider than a phone screen"
+    tid = await create_table(page, live_server, "Aino", ["friend", "bot", "bot"])
+    assert await page.evaluate(wide), "the table is wider than a phone screen"
+    table = live_server.table(tid)
+
+    # keyboard: Tab to a legal card and press Enter
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        legal = page.locator("[data-testid=hand] button[data-legal=true]:not([disabled])")
+        if await legal.count():
+            before = len(table.game.moves)
+            await legal.first.focus()
+            await page.keyboard.press("Enter")
+            await page.wait_for_timeout(300)
+            assert len(table.game.moves) > before
+            break
+        if await act_once(page):  # a forced move (token) first
+            continue
+        await page.wait_for_timeout(50)
+    else:
+        raise AssertionError("no legal card to play with the keyboard")
+
+    # the language switch changes the page and the server's texts
+    await page.click("[data-action=lang-en]")
+    await page.wait_for_selector("text=Score sheet")
+    await page.wait_for_function(
+        "() => [...document.querySelectorAll('[data-testid=log] li')]"
+        ".some(li => / played /.test(li.textContent))")
+    await page.click("[data-action=rules]")
+    text = await page.locator("[data-testid=rules-text]").inner_text()
+    assert "seven" in text.lower() and len(text) > 200
+    await page.click("[data-action=close]")
+    await page.click("[data-action=lang-fi]")
+    await page.wait_for_selector("text=Pistetaulukko")
+
+    # a spectator sees the table and the counts but no hand and no move buttons
+    spy = await (await browser.new_context()).new_page()
+    await spy.goto(f"{live_server.url}/t/{tid}")
+    await spy.wait_for_selector("[data-testid=board]")
+    assert await spy.locator("[data-testid=hand]").count() == 0
+    hand_cards = {str(c) for s in range(3) for c in table.game.hand(s)}
+    shown = set(await spy.locator("[data-card]").evaluate_all("els => els.map(e => e.dataset.card)"))
+    assert not (shown & hand_cards)
+    assert not errors
