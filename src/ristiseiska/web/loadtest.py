@@ -136,6 +136,16 @@ def start_server(bot_delay: float) -> tuple[subprocess.Popen[str], str, str]:
     return proc, url, tmp
 
 
+def _cpu_seconds(pid: int) -> float | None:
+    """User + system CPU time of a process (Linux /proc), for the report."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def pct(xs: list[float], p: float) -> float:
     if not xs:
         return float("nan")
@@ -166,7 +176,11 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             if isinstance(r, BaseException):
                 stats.errors.append(f"{type(r).__name__}: {r}")
         lat = [x * 1000 for x in stats.latencies]
+        cpu = _cpu_seconds(proc.pid) if proc is not None else None
         return {
+            "server_cpu_s": round(cpu, 2) if cpu is not None else None,
+            "server_cpu_ms_per_move": round(1000 * cpu / stats.moves_total, 3)
+            if cpu is not None and stats.moves_total else None,
             "tables": args.tables, "players": args.players, "deals_per_table": args.deals,
             "bot_delay_s": args.bot_delay, "think_s": args.think,
             "create_s": round(created, 2), "play_s": round(elapsed, 2),
@@ -215,6 +229,9 @@ def main(argv: list[str] | None = None) -> int:
               f"client moves timed: {report['client_moves']}")
         print(f"move round trip (send → stored → ack): p50 {r['p50']} ms, p90 {r['p90']} ms, "
               f"p99 {r['p99']} ms, max {r['max']} ms")
+        if report["server_cpu_s"] is not None:
+            print(f"server CPU: {report['server_cpu_s']} s "
+                  f"({report['server_cpu_ms_per_move']} ms per move)")
         print(f"errors: {report['errors']}")
         for e in report["error_samples"]:
             print(f"  {e}")
