@@ -461,3 +461,25 @@ def test_a_connection_that_stops_reading_is_cut_off_not_hoarded() -> None:
 
     conn = asyncio.run(fill())
     assert conn.queue.qsize() == MAX_OUTBOX and conn.overflow
+
+
+def test_a_table_whose_stored_moves_no_longer_replay_is_refused_cleanly(db: str) -> None:
+    import asyncio
+
+    async def corrupt(tid: str) -> None:
+        store = Store(db)
+        try:
+            await store.add_move(tid, 0, 999, 0, "SK")  # a move out of thin air
+        finally:
+            await store.close()
+
+    with TestClient(create_app(db, bot_delay=0.0)) as c:
+        tid = new_table(c, ["friend", "friend"], seed=2)
+    asyncio.run(corrupt(tid))
+    with TestClient(create_app(db, bot_delay=0.0)) as c:
+        r = c.get(f"/api/tables/{tid}")
+        assert r.status_code == 400 and r.json()["error"] == "broken-table"
+        with c.websocket_connect(f"/ws/{tid}") as ws:
+            assert ws.receive_json()["code"] == "broken-table"
+        ok = new_table(c, ["friend", "bot"], seed=3)  # the server itself carries on
+        assert c.get(f"/api/tables/{ok}").status_code == 200

@@ -402,7 +402,11 @@ class Tables:
                 st = await self.store.load(table_id)
                 if st is None:
                     raise ActionError("no-table", "no such table")
-                t = LiveTable.from_stored(st, self.store, self.bot_delay)
+                try:
+                    t = LiveTable.from_stored(st, self.store, self.bot_delay)
+                except Exception as e:  # e.g. stored moves an older engine accepted
+                    raise ActionError("broken-table",
+                                      f"this table cannot be restored: {e}") from e
                 self.live[table_id] = t
         return t
 
