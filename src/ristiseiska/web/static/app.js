@@ -375,7 +375,8 @@ function Result({ view, names, sheet, you, send }) {
     <p>${r.winner !== null && r.winner !== undefined ? t("web.result.winner", { name: names[r.winner] }) : t("web.result.no_winner")}</p>
     <ul>${names.map((n, i) => html`<li>${n}: ${r.points[i]}${r.token_points[i] ? ` (${r.points[i] - r.token_points[i]} + ${r.token_points[i]})` : ""}</li>`)}</ul>
     ${sheet.over
-      ? html`<p><strong>${t("web.result.match_over")}</strong> ${t("web.result.match_winner", { names: sheet.winners.map((w) => names[w]).join(", ") })}</p>`
+      ? html`<p><strong>${t("web.result.match_over")}</strong> ${t("web.result.match_winner", { names: sheet.winners.map((w) => names[w]).join(", ") })}</p>
+          <p><a href="/" data-action="new-table">${t("web.result.new_table")}</a></p>`
       : you !== null && html`<button class="primary" data-action="next-deal" onClick=${() => send({ type: "next-deal" })}>${t("web.result.next_deal")}</button>`}
   </section>`;
 }
