@@ -102,3 +102,68 @@ def test_real_socket_survives_oversized_and_malformed_frames(tmp_path: Path) -> 
     finally:
         proc.terminate()
         proc.wait(timeout=20)
+
+
+def test_kill_9_mid_deal_and_restart_continues_where_it_was(tmp_path: Path) -> None:
+    """SIGKILL the server process mid-deal: every acknowledged move is there afterwards."""
+    import asyncio
+    import json
+    import signal
+
+    import websockets
+
+    def start() -> tuple[subprocess.Popen[str], str]:
+        p = subprocess.Popen([sys.executable, "-m", "ristiseiska.cli", "serve", "--port", "0",
+                              "--bot-delay", "0"], stdout=subprocess.PIPE, text=True,
+                             env=_env(tmp_path))
+        assert p.stdout is not None
+        return p, p.stdout.readline().split()[1]
+
+    def post(url: str, body: dict[str, object]) -> dict[str, object]:
+        req = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST",
+                                     headers={"content-type": "application/json"})
+        with urllib.request.urlopen(req, timeout=20) as r:
+            return dict(json.loads(r.read()))
+
+    async def play(url: str, tid: str, token: str, moves: int) -> dict[str, object]:
+        """Join seat 0, make ``moves`` moves; return the last state after the last ack."""
+        async with websockets.connect(f"ws{url[4:]}ws/{tid}") as ws:
+            await ws.send(json.dumps({"type": "join", "seat": 0, "token": token}))
+            last: dict[str, object] = {}
+            made = 0
+            while True:
+                msg = json.loads(await asyncio.wait_for(ws.recv(), 20))
+                if msg["type"] == "state" and msg["you"] == 0:
+                    last = msg
+                    view = msg["view"]
+                    if made >= moves or view["phase"] == "over":
+                        return last
+                    if view["to_move"] == 0 and view["legal_moves"]:
+                        await ws.send(json.dumps({"type": "move",
+                                                  "move": view["legal_moves"][0]}))
+                        while (m := json.loads(await asyncio.wait_for(ws.recv(), 20)))["type"] != "ack":
+                            if m["type"] == "state":
+                                last = m
+                        made += 1
+                        if made >= moves:
+                            return last
+
+    proc, url = start()
+    try:
+        tid = str(post(url + "api/tables", {"seats": [{"kind": "friend"}, {"kind": "bot"},
+                                                      {"kind": "bot"}], "seed": 5})["id"])
+        token = str(post(url + f"api/tables/{tid}/seats/0", {"name": "Aino"})["token"])
+        before = asyncio.run(play(url, tid, token, 4))
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=20)
+        proc, url = start()
+        after = asyncio.run(play(url, tid, token, 0))
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+    vb, va = before["view"], after["view"]  # type: ignore[index]
+    # everything acknowledged is there; the bots may have moved on after the last ack
+    assert va["history"][:len(vb["history"])] == vb["history"]  # type: ignore[index]
+    # only seat 0's own moves change its hand, and it made none after the last ack
+    assert sorted(va["hand"]) == sorted(vb["hand"])  # type: ignore[index]
+    assert len(vb["history"]) >= 4  # type: ignore[arg-type, index]
