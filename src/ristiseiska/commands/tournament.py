@@ -117,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
             f"{s['mean_rank']:.2f}",
             f"{s['move_seconds_median']:.3f}|{s['move_seconds_max']:.2f}",
         )
-    Console(width=max(100, Console().width)).print(table)
+    Console(width=max(120, Console().width)).print(table)
     print(f"{t.seconds:.1f} s")
     if args.json:
         with open(args.json, "w", encoding="utf-8") as fh:
