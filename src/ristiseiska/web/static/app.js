@@ -229,7 +229,11 @@ function useTableSocket(id, lang) {
         else if (msg.type === "error") {
           if (msg.code === "bad-token") localStorage.removeItem(`rs.seat.${id}`);
           if (msg.code === "no-table") { closed = true; setConn("missing"); }
-          setError(msg.message);
+          const key = `web.err.${msg.code}`;
+          // Our own words for known refusals; the engine's reason adds detail in English.
+          setError(key in CATALOG.texts
+            ? t(key) + (msg.code === "illegal" && document.documentElement.lang === "en" ? ` (${msg.message})` : "")
+            : msg.message);
         } else if (msg.type === "hint") setHint(msg);
         else if (msg.type === "ack") { setError(null); setHint(null); }
       };
