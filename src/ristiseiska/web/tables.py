@@ -52,6 +52,7 @@ class Conn:
     seat: int | None = None
     queue: asyncio.Queue[dict[str, Any] | None] = field(default_factory=asyncio.Queue)
     overflow: bool = False
+    last_info: dict[str, Any] | None = None  # the table part this connection has
 
     def send(self, msg: dict[str, Any]) -> None:
         # A client that stops reading must not make the server hoard messages for it: past
@@ -199,18 +200,25 @@ class LiveTable:
         }
 
     def state_for(self, conn: Conn, info: dict[str, Any], sheet: dict[str, Any]) -> dict[str, Any]:
+        """A full state for one connection (always with the table part)."""
+        conn.last_info = info
         return {"type": "state", "you": conn.seat, "table": info, "sheet": sheet,
                 "deal": len(self.games), "view": self.view_for(conn.seat)}
 
     def _broadcast(self) -> None:
+        """Queue each connection its own state. The table part (seats, rules) is sent only
+        when it changed since that connection last got it; the page keeps the last one."""
         info = self.public_info()
         sheet = self.sheet()
         cache: dict[int | None, dict[str, Any] | None] = {}
         for c in list(self.conns):
             if c.seat not in cache:
                 cache[c.seat] = self.view_for(c.seat)
-            c.send({"type": "state", "you": c.seat, "table": info, "sheet": sheet,
-                    "deal": len(self.games), "view": cache[c.seat]})
+            msg = {"type": "state", "you": c.seat, "sheet": sheet, "deal": len(self.games),
+                   "view": cache[c.seat]}
+            if c.last_info != info:
+                msg["table"] = c.last_info = info
+            c.send(msg)
 
     def described(self, seat: int | None, lang: str, history: list[dict[str, Any]],
                   names: list[str]) -> list[str]:

@@ -225,7 +225,7 @@ function useTableSocket(id, lang) {
       };
       ws.onmessage = (ev) => {
         const msg = JSON.parse(ev.data);
-        if (msg.type === "state") { setState(msg); }
+        if (msg.type === "state") { setState((prev) => (msg.table || !prev ? msg : { ...msg, table: prev.table })); }
         else if (msg.type === "error") {
           if (msg.code === "bad-token") localStorage.removeItem(`rs.seat.${id}`);
           if (msg.code === "no-table") { closed = true; setConn("missing"); }
