@@ -147,12 +147,18 @@ function Lobby({ lang }) {
     <h2>${t("web.lobby.create")}</h2>
     <p>${t("web.lobby.intro")}</p>
     <div class="row"><label>${t("web.lobby.preset")}:
-      <select data-action="preset" value=${presetName} onChange=${(e) => { setPreset(e.target.value); setOptions({}); }}>
+      <select data-action="preset" value=${presetName} onChange=${(e) => {
+        const p = meta.presets.find((x) => x.name === e.target.value);
+        setPreset(p.name); setOptions({});
+        // keep the seat count inside what these rules allow (e.g. exactly 2 with a stock)
+        const n = Math.min(Math.max(seats.length, p.rules.min_players), p.rules.max_players);
+        if (n !== seats.length) setCount(n);
+      }}>
         ${meta.presets.map((p) => html`<option value=${p.name}>${p.title} – ${p.description}</option>`)}
       </select></label></div>
     <div class="row"><label>${t("web.lobby.seats")}:
       <select data-action="seat-count" value=${seats.length} onChange=${(e) => setCount(parseInt(e.target.value, 10))}>
-        ${[2, 3, 4, 5, 6, 7, 8].map((n) => html`<option value=${n}>${n}</option>`)}
+        ${[2, 3, 4, 5, 6, 7, 8].filter((n) => n >= base.min_players && n <= base.max_players).map((n) => html`<option value=${n}>${n}</option>`)}
       </select></label></div>
     <div class="seats-grid">
       ${seats.map((s, i) => html`<fieldset data-seat=${i}><legend>${t("web.lobby.seat", { n: i + 1 })}</legend>
