@@ -274,7 +274,7 @@ function TablePage({ id, lang }) {
   const { view, table, sheet, you } = state;
   const names = table.seats.map((s) => s.name);
   const legal = view ? view.legal_moves : [];
-  const myTurn = you !== null && view && view.to_move === you && view.phase !== "over" && legal.length > 0;
+  const myTurn = conn === "open" && you !== null && view && view.to_move === you && view.phase !== "over" && legal.length > 0;
   const byCard = {};
   for (const m of legal) { const c = moveCard(m); if (c) (byCard[c] = byCard[c] || []).push(m); }
   const other = legal.filter((m) => !moveCard(m));
