@@ -19,6 +19,7 @@ import json
 import math
 import os
 import random
+import shutil
 import statistics
 import subprocess
 import sys
@@ -156,9 +157,10 @@ def pct(xs: list[float], p: float) -> float:
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
     proc = None
+    tmp = None
     base = args.url
     if not base:
-        proc, base, _tmp = start_server(args.bot_delay)
+        proc, base, tmp = start_server(args.bot_delay)
     try:
         t0 = time.monotonic()
         tables = await create_tables(base, args.tables, args.players, args.seed)
@@ -198,6 +200,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             proc.terminate()
             with contextlib.suppress(Exception):
                 proc.wait(timeout=10)
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
 
 
 def main(argv: list[str] | None = None) -> int:
