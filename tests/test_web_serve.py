@@ -167,3 +167,24 @@ def test_kill_9_mid_deal_and_restart_continues_where_it_was(tmp_path: Path) -> N
     # only seat 0's own moves change its hand, and it made none after the last ack
     assert sorted(va["hand"]) == sorted(vb["hand"])  # type: ignore[index]
     assert len(vb["history"]) >= 4  # type: ignore[arg-type, index]
+
+
+def test_without_an_explicit_port_the_next_free_one_is_taken() -> None:
+    from ristiseiska.cli import CliError
+    from ristiseiska.commands.serve import _listen
+
+    busy = socket.socket()
+    busy.bind(("127.0.0.1", 0))
+    busy.listen(1)
+    port = busy.getsockname()[1]
+    try:
+        with pytest.raises(CliError, match="cannot listen"):
+            _listen("127.0.0.1", port, tries=1)
+        if port < 65000:
+            s = _listen("127.0.0.1", port, tries=20)
+            try:
+                assert port < s.getsockname()[1] <= port + 20
+            finally:
+                s.close()
+    finally:
+        busy.close()

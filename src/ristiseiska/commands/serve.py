@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import socket
 
 HELP = "play in the browser: start the web server (SQLite by default)"
 DESCRIPTION = (
@@ -15,7 +16,8 @@ DESCRIPTION = (
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    p.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")
+    p.add_argument("--port", type=int, default=None,
+                   help="port (default 8000, or the next free one after it; 0 picks any free one)")
     p.add_argument("--database-url", default=None,
                    help="SQLAlchemy URL; default: SQLite in the user data directory")
     p.add_argument("--bot-delay", type=float, default=0.8, metavar="SECONDS",
@@ -24,7 +26,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     import asyncio
-    import socket
 
     import uvicorn
 
@@ -32,8 +33,10 @@ def run(args: argparse.Namespace) -> int:
     from ..store import default_database_url, normalise_url
     from ..web.app import create_app
 
-    if not 0 <= args.port <= 65535:
-        raise CliError(f"--port must be 0..65535, not {args.port}")
+    explicit = args.port is not None
+    port = args.port if explicit else 8000
+    if not 0 <= port <= 65535:
+        raise CliError(f"--port must be 0..65535, not {port}")
     if not 0 <= args.bot_delay <= 60:
         raise CliError(f"--bot-delay must be 0..60 seconds, not {args.bot_delay}")
     url = normalise_url(args.database_url or default_database_url())
@@ -46,13 +49,7 @@ def run(args: argparse.Namespace) -> int:
         app = create_app(url, bot_delay=args.bot_delay)
     except Exception as e:  # a malformed URL or a missing driver
         raise CliError(f"cannot use database {args.database_url!r}: {e}") from e
-    try:
-        sock = socket.socket(socket.AF_INET6 if ":" in args.host else socket.AF_INET)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((args.host, args.port))
-        sock.listen(2048)  # connections wait in the backlog until the app has started
-    except OSError as e:
-        raise CliError(f"cannot listen on {args.host}:{args.port}: {e.strerror or e}") from e
+    sock = _listen(args.host, port, tries=1 if explicit else 20)
     port = sock.getsockname()[1]
     shown = f"[{args.host}]" if ":" in args.host else args.host
     print(f"ristiseiska: http://{shown}:{port}/  (database: {_safe(url)})", flush=True)
@@ -63,6 +60,25 @@ def run(args: argparse.Namespace) -> int:
     server = uvicorn.Server(config)
     asyncio.run(server.serve(sockets=[sock]))
     return 0
+
+
+def _listen(host: str, port: int, tries: int) -> socket.socket:
+    """A listening socket on ``port`` (or, without an explicit --port, the next free one)."""
+    from ..cli import CliError
+
+    last: OSError | None = None
+    for p in range(port, port + tries):
+        sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+        try:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            sock.bind((host, p))
+            sock.listen(2048)  # connections wait in the backlog until the app has started
+            return sock
+        except OSError as e:
+            sock.close()
+            last = e
+    assert last is not None
+    raise CliError(f"cannot listen on {host}:{port}: {last.strerror or last}")
 
 
 def _safe(url: str) -> str:
