@@ -108,8 +108,10 @@ function Lobby({ lang }) {
   const [presetName, setPreset] = useState("ristiseiska");
   const [options, setOptions] = useState({});
   const [seats, setSeats] = useState([
+    // By default you against three bots: one click gives a game; switch a seat to a friend to
+    // invite someone.
     { kind: "friend", name: localStorage.getItem("rs.name") || "" },
-    { kind: "friend", name: "" }, { kind: "bot", bot: "" }, { kind: "bot", bot: "" },
+    { kind: "bot", bot: "" }, { kind: "bot", bot: "" }, { kind: "bot", bot: "" },
   ]);
   const [seed, setSeed] = useState("");
   const [error, setError] = useState(null);
