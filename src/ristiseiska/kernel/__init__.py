@@ -138,6 +138,60 @@ def rule_arrays(rules: Rules) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.nd
     return params, np.array(line, np.int64), np.array(pos_of, np.int64), values
 
 
+POLICIES = {"random": core.POLICY_RANDOM, "greedy": core.POLICY_GREEDY,
+            "epsilon": core.POLICY_EPSILON}
+
+
+@lru_cache(maxsize=64)
+def behind_array(rules: Rules) -> np.ndarray:
+    """Per card (0..51): the bitmask of the cards of its suit that can only be laid after it
+    (further out on its side of the centre; the centre card has the whole suit behind it; in a
+    one-side-first order the first card of that side also holds back the other side). The
+    greedy playout policy counts one's own and the others' cards behind each legal card. (Do
+    not change the array: it is cached.)"""
+    params, line, pos_of, _ = rule_arrays(rules)
+    c = int(params[core.P_CENTER])
+    order = int(params[core.P_ORDER])
+    out = np.zeros(52, np.uint64)
+    for suit in range(4):
+        for p in range(1, 14):
+            if rules.layout == "upward" or p == c:
+                beyond = [q for q in range(1, 14) if q != p]
+            elif p < c:
+                beyond = list(range(1, p))
+                if order == core.ORDER_LOW_FIRST and p == c - 1:
+                    beyond += list(range(c + 1, 14))
+            else:
+                beyond = list(range(p + 1, 14))
+                if order == core.ORDER_HIGH_FIRST and p == c + 1:
+                    beyond += list(range(1, c))
+            m = 0
+            for q in beyond:
+                m |= 1 << (suit * 13 + int(line[q - 1]))
+            out[suit * 13 + int(line[p - 1])] = m
+    return out
+
+
+def policy_array(policy: Any, n: int) -> np.ndarray:
+    """Per-seat playout policies (int8) from ``None`` (all random), one name or code for every
+    seat, or a sequence of names/codes (``"random"``, ``"greedy"``, ``"epsilon"``)."""
+    if policy is None:
+        return np.zeros(n, np.int8)
+    items = [policy] * n if isinstance(policy, str | int) else list(policy)
+    if len(items) != n:
+        raise ValueError(f"policy needs one entry per seat ({n}), got {len(items)}")
+    out = np.zeros(n, np.int8)
+    for s, x in enumerate(items):
+        if isinstance(x, str):
+            if x not in POLICIES:
+                raise ValueError(f"unknown playout policy {x!r}; known: {', '.join(POLICIES)}")
+            x = POLICIES[x]
+        if x not in POLICIES.values():
+            raise ValueError(f"unknown playout policy code {x!r}")
+        out[s] = x
+    return out
+
+
 def max_moves(rules: Rules, players: int) -> int:
     """A bound on the number of moves of one deal (the size of a recorded move list).
 
@@ -270,14 +324,17 @@ class KernelRun:
 
 def play_deals(rules: Rules, players: int, seed: int, count: int, start: int = 0,
                first_dealer: int = 0, record: bool = False,
-               width: int | None = None) -> KernelRun:
+               width: int | None = None, policy: Any = None) -> KernelRun:
     """Play deals ``start .. start+count-1`` of the run seeded with ``seed``; with ``record``
     keep each deal's move list (for :meth:`KernelRun.records`). ``width``: room for moves per
-    deal to start with (it grows, up to :func:`max_moves`, when a deal needs more)."""
+    deal to start with (it grows, up to :func:`max_moves`, when a deal needs more).
+    ``policy``: the playout policy per seat (:func:`policy_array`; default: all random)."""
     why = unsupported(rules, players)
     if why:
         raise ValueError(why)
     params, line, pos_of, values = rule_arrays(rules)
+    pol = policy_array(policy, players)
+    behind = behind_array(rules)
     n = players
     bound = max_moves(rules, n)
     # Most deals are short; a deal that runs out of room is played again (deals are pure
@@ -294,7 +351,7 @@ def play_deals(rules: Rules, players: int, seed: int, count: int, start: int = 0
         nmoves = np.zeros(count if record else 1, np.int64)
         core.run_deals(np.uint64(seed & M64), start, count, n, first_dealer, params, line,
                        pos_of, values, cp, tp, pen, chips, total, winners, ends, holders, dealt,
-                       stocks, moves, nmoves, record)
+                       stocks, moves, nmoves, record, pol, behind)
         if not (ends == core.END_BROKEN).any():
             break
         if room >= bound:  # pragma: no cover - max_moves is a true bound
@@ -401,7 +458,8 @@ def rollout_values(hands: Any, lo: Sequence[int], hi: Sequence[int], to_move: in
                    turns: Sequence[int] | None = None, stall: int = 0,
                    chips: Sequence[int] | None = None, pot: int = 0,
                    penalties: Sequence[int] | None = None, stock: Sequence[int] = (),
-                   start_rank: int = 0) -> np.ndarray:
+                   start_rank: int = 0, policy: Any = None,
+                   wins: np.ndarray | None = None) -> np.ndarray:
     """Mean points per seat (the score sheet's points: lower is better) of ``n_rollouts``
     random playouts to the end of the deal.
 
@@ -417,6 +475,8 @@ def rollout_values(hands: Any, lo: Sequence[int], hi: Sequence[int], to_move: in
     complete the state, with ``stock`` (card ids left in the stock, top first; stock game)
     and ``start_rank`` (free Fan Tan: the rank that started every suit, 0 before the first
     card); :func:`position_from_game` and :func:`position_from_view` fill them all. ``rules``: default rules if ``None``; must be within :func:`unsupported`.
+    ``policy``: the playout policy per seat (:func:`policy_array`; default: all random).
+    ``wins`` (float, n): if given, set to each seat's share of playouts it won (went out).
     """
     rules = rules or Rules()
     h = np.asarray(hands, dtype=np.uint64)
@@ -443,12 +503,15 @@ def rollout_values(hands: Any, lo: Sequence[int], hi: Sequence[int], to_move: in
         return np.array(list(x) if x is not None else [default] * n, np.int64)
 
     out = np.zeros(n, np.float64)
+    won = np.zeros(n, np.int64)
     core.rollouts(np.ascontiguousarray(h), n, np.asarray(lo, np.int64).copy(),
                   np.asarray(hi, np.int64).copy(), int(to_move), bool(more),
                   -1 if receiver is None else int(receiver), aux, per_seat(turns, 2),
                   per_seat(chips, 0), per_seat(penalties, 0), params, line, pos_of, values,
                   np.array([int(c) for c in stock], np.int64), int(n_rollouts),
-                  np.uint64(seed & M64), out)
+                  np.uint64(seed & M64), out, policy_array(policy, n), behind_array(rules), won)
+    if wins is not None:
+        wins[:] = won / n_rollouts
     return out / n_rollouts
 
 

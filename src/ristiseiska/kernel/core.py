@@ -176,9 +176,47 @@ def _may_hoard(lm, hoard):
     return False
 
 
+POLICY_RANDOM, POLICY_GREEDY, POLICY_EPSILON = 0, 1, 2
+_INV53 = 1.0 / 9007199254740992.0
+
+
+@njit(inline="always")
+def _heuristic_pick(lm, h, hands, n, seat, behind, values, state):
+    """An expert-like choice among the legal cards ``lm`` of ``seat`` (hand ``h``): prefer the
+    card behind which (``behind[c]``: the cards that can only follow it) lie most of one's own
+    cards and fewest of the others' (so sixes and eights stay back as blocks); when an opponent
+    is down to two cards, dump expensive cards. Ties are broken at random. Returns the new
+    state, the chosen card's index among the bits of ``lm`` and its score."""
+    others = _ZERO
+    near = False
+    for j in range(n):
+        if j != seat:
+            others |= hands[j]
+            if popcount(hands[j]) <= 2:
+                near = True
+    best_k = 0
+    best_key = -1e18
+    m = lm
+    i = 0
+    while m != _ZERO:
+        c = trailing_zeros(m)
+        m &= m - _ONE
+        b = behind[c]
+        key = 2.0 * popcount(b & h) - popcount(b & others)
+        if near:
+            key += 0.3 * values[c]
+        state, r = next_random(state)
+        key += 0.5 * np.float64(r >> np.uint64(11)) * _INV53
+        if key > best_key:
+            best_key = key
+            best_k = i
+        i += 1
+    return state, best_k, best_key
+
+
 @njit(cache=True)
 def play_out(hands, n, lo, hi, seat, more, receiver, aux, turns, chips, pens, params, line0,
-             pos_of0, stock, state, moves, record):
+             pos_of0, stock, state, moves, record, policy, behind, values):
     """Play random legal moves from the given position to the end of the deal.
 
     ``hands``, ``lo``, ``hi``, ``aux``, ``turns``, ``chips`` and ``pens`` change in place;
@@ -186,7 +224,10 @@ def play_out(hands, n, lo, hi, seat, more, receiver, aux, turns, chips, pens, pa
     ``seat`` is the seat to decide; ``more``: it is in the optional further move (it may stop);
     ``receiver`` >= 0: ``seat`` is choosing a card to give to ``receiver``. Returns
     ``(winner, end, number of moves, rng state)``; with ``record`` the moves are written to
-    ``moves`` as ``seat * SEAT_SHIFT + code``."""
+    ``moves`` as ``seat * SEAT_SHIFT + code``. ``policy[seat]``: ``POLICY_RANDOM`` (uniform
+    over the legal moves), ``POLICY_GREEDY`` (:func:`_heuristic_pick`, needs ``behind`` and
+    ``values``) or ``POLICY_EPSILON`` (greedy, one choice in ten at random); with every seat
+    random the playout is exactly the uniform one."""
     extra = params[P_EXTRA_MOVE] != 0
     multi = params[P_MULTI] != 0
     failure = params[P_FAILURE]
@@ -237,9 +278,18 @@ def play_out(hands, n, lo, hi, seat, more, receiver, aux, turns, chips, pens, pa
             end_turn = False
             played = False
             code = -1
+            pol = policy[seat]
+            if pol == POLICY_EPSILON:
+                state, k = below(state, 10)
+                pol = POLICY_RANDOM if k == 0 else POLICY_GREEDY
             if more:
                 cnt = popcount(lm)
-                state, k = below(state, cnt + 1)
+                if pol == POLICY_GREEDY:
+                    state, k, key = _heuristic_pick(lm, h, hands, n, seat, behind, values, state)
+                    if key < 0.0:  # the best next card helps the others more: stop
+                        k = cnt
+                else:
+                    state, k = below(state, cnt + 1)
                 if k == cnt:
                     code = STOP
                     end_turn = True
@@ -289,7 +339,11 @@ def play_out(hands, n, lo, hi, seat, more, receiver, aux, turns, chips, pens, pa
                             pens[seat] += params[P_HOARD_PENALTY]
                         end_turn = True
                 elif cnt > 1:
-                    state, k = below(state, cnt)
+                    if pol == POLICY_GREEDY:
+                        state, k, key = _heuristic_pick(lm, h, hands, n, seat, behind, values,
+                                                        state)
+                    else:
+                        state, k = below(state, cnt)
                 else:
                     k = 0
             if code >= 0:
@@ -459,7 +513,7 @@ def _setup_chips(hands, n, params, chips, aux):
 @njit(cache=True)
 def run_deals(seed, start, count, n, first_dealer, params, line, pos_of, values,
               card_points, token_points, penalties, chips_net, points, winners, ends, holders,
-              dealt, stocks, moves, nmoves, record):
+              dealt, stocks, moves, nmoves, record, policy, behind):
     """Play deals ``start .. start+count-1`` of a run (deal ``i`` has seed
     ``derive_seed(seed, i)`` and dealer ``(first_dealer + i) % n``). Outputs: one row per
     deal (``stocks``: count × 17 with the stock game, else count × 0); the move lists only
@@ -505,7 +559,7 @@ def run_deals(seed, start, count, n, first_dealer, params, line, pos_of, values,
         row = d if record else 0
         winner, end, nm, state = play_out(hands, n, lo, hi, seat, False, -1, aux, turns,
                                           chips, pens, params, line, pos_of, stock, state,
-                                          moves[row], record)
+                                          moves[row], record, policy, behind, values)
         nmoves[row] = nm
         winners[d] = winner
         ends[d] = end
@@ -518,11 +572,12 @@ def run_deals(seed, start, count, n, first_dealer, params, line, pos_of, values,
 
 @njit(cache=True)
 def rollouts(hands0, n, lo0, hi0, seat, more, receiver, aux0, turns0, chips0, pens0, params,
-             line, pos_of, values, stock, n_rollouts, seed, out):
-    """Sum of each seat's points over ``n_rollouts`` random playouts from one position
+             line, pos_of, values, stock, n_rollouts, seed, out, policy, behind, wins):
+    """Sum of each seat's points over ``n_rollouts`` playouts from one position
     (``hands0`` is k × n: k determinizations, used in turn; ``stock``: the stock's cards, top
-    first, from ``aux0[AUX_STOCK]``). ``out`` (n) is added to. Returns the number of
-    playouts that ended by the stall limit."""
+    first, from ``aux0[AUX_STOCK]``). ``out`` (n) is added to; ``wins`` (n) counts the
+    playouts each seat won. ``policy``/``behind``: per-seat playout policy, see
+    :func:`play_out`. Returns the number of playouts that ended by the stall limit."""
     hands = np.zeros(n, np.uint64)
     lo = np.zeros(4, np.int64)
     hi = np.zeros(4, np.int64)
@@ -552,11 +607,13 @@ def rollouts(hands0, n, lo0, hi0, seat, more, receiver, aux0, turns0, chips0, pe
             aux[j] = aux0[j]
         winner, end, nm, state = play_out(hands, n, lo, hi, seat, more, receiver, aux, turns,
                                           chips, pens, params, line, pos_of, stock, state,
-                                          dummy, False)
+                                          dummy, False, policy, behind, values)
         if end == END_STALL:
             stalled += 1
         score(hands, n, winner, aux, chips, pens, params, values, card_pts, token_pts, net,
               points)
         for s in range(n):
             out[s] += points[s]
+        if winner >= 0:
+            wins[winner] += 1
     return stalled

@@ -1,0 +1,67 @@
+"""The kernel's heuristic playout policies: legal moves only, deterministic, and stronger
+than random play; all-random playouts are unchanged by the policy argument."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ristiseiska import kernel
+from ristiseiska.game import Game
+from ristiseiska.record import check_record
+from ristiseiska.rules import preset, preset_names
+
+
+def _kernel_presets() -> list[str]:
+    return [p for p in preset_names() if kernel.unsupported(preset(p), 4) is None]
+
+
+@pytest.mark.parametrize("name", _kernel_presets())
+@pytest.mark.parametrize("policy", ["greedy", "epsilon", ["greedy", "random", "epsilon", "random"]])
+def test_heuristic_records_are_legal(name: str, policy: object) -> None:
+    rules = preset(name)
+    run = kernel.play_deals(rules, 4, 11, 12, record=True, policy=policy)
+    for rec in run.records():
+        check_record(rec)
+
+
+def test_policy_is_deterministic_by_seed() -> None:
+    rules = preset("ristiseiska")
+    a = kernel.play_deals(rules, 4, 5, 200, policy="epsilon")
+    b = kernel.play_deals(rules, 4, 5, 200, policy="epsilon")
+    c = kernel.play_deals(rules, 4, 6, 200, policy="epsilon")
+    assert (a.points() == b.points()).all() and (a.winners == b.winners).all()
+    assert not (a.points() == c.points()).all()
+
+
+def test_all_random_is_unchanged() -> None:
+    rules = preset("ristiseiska")
+    a = kernel.play_deals(rules, 4, 3, 300)
+    b = kernel.play_deals(rules, 4, 3, 300, policy="random")
+    assert (a.points() == b.points()).all()
+    g = Game(rules, 4, seed=2)
+    pos = kernel.position_from_game(g)
+    v1 = kernel.rollout_values(**pos, n_rollouts=64, seed=9)
+    v2 = kernel.rollout_values(**pos, n_rollouts=64, seed=9, policy=[0, 0, 0, 0])
+    assert (v1 == v2).all()
+
+
+def test_greedy_beats_random() -> None:
+    rules = preset("ristiseiska")
+    run = kernel.play_deals(rules, 4, 1, 2000, policy=["greedy", "random", "random", "random"])
+    share = float(np.mean(run.winners == 0))
+    assert share > 0.35  # an even share is 0.25
+
+
+def test_rollout_wins_are_shares() -> None:
+    g = Game(preset("ristiseiska"), 4, seed=4)
+    wins = np.zeros(4)
+    kernel.rollout_values(**kernel.position_from_game(g), n_rollouts=100, seed=1,
+                          policy="greedy", wins=wins)
+    assert 0.0 <= wins.sum() <= 1.0 + 1e-9 and (wins >= 0).all()
+
+
+@pytest.mark.parametrize("bad", ["clever", 7, ["greedy"]])
+def test_bad_policy_is_refused(bad: object) -> None:
+    with pytest.raises(ValueError):
+        kernel.play_deals(preset("ristiseiska"), 4, 1, 1, policy=bad)
