@@ -40,7 +40,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def settings_from_args(args: argparse.Namespace) -> dict[str, object]:
     """The set-up screen's starting values from the flags (errors as CliError)."""
     from ristiseiska.cli import CliError
-    from ristiseiska.rules import RulesError, load_rules_toml, preset
+    from ristiseiska.commands.common import load_rules
+    from ristiseiska.rules import RulesError, preset
     from ristiseiska.tui.app import default_settings
     from ristiseiska.tui.session import bot_levels
 
@@ -48,14 +49,7 @@ def settings_from_args(args: argparse.Namespace) -> dict[str, object]:
     rules_file = None
     try:
         if args.rules:
-            try:
-                with open(args.rules, encoding="utf-8") as f:
-                    text = f.read()
-            except OSError as e:
-                raise CliError(f"cannot read {args.rules}: {e.strerror or e}") from None
-            rules = load_rules_toml(text, source=args.rules)
-            if args.preset:
-                raise CliError("give either --preset or --rules, not both")
+            rules = load_rules(args.preset, args.rules)
             rules_file = args.rules
             preset_value = "@file"
         else:

@@ -30,22 +30,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _load(args: argparse.Namespace) -> Rules:
-    from ristiseiska.cli import CliError
-    from ristiseiska.rules import RulesError, load_rules_toml, preset
+    from ristiseiska.commands.common import load_rules
 
-    try:
-        if args.rules:
-            try:
-                with open(args.rules, encoding="utf-8") as f:
-                    text = f.read()
-            except OSError as e:
-                raise CliError(f"cannot read rules file {args.rules}: {e.strerror or e}") from None
-            except UnicodeDecodeError:
-                raise CliError(f"rules file {args.rules} is not UTF-8 text") from None
-            return load_rules_toml(text, source=args.rules)
-        return preset(args.preset or "ristiseiska")
-    except RulesError as e:
-        raise CliError(str(e)) from None
+    rules: Rules = load_rules(args.preset, args.rules)
+    return rules
 
 
 def option_table(rules: Rules, lang: str) -> str:

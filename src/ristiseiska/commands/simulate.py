@@ -9,8 +9,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import tomllib
 from typing import Any
+
+from ristiseiska.commands.common import load_rules
 
 HELP = "play many deals with random players and print statistics (optionally write records)"
 DESCRIPTION = (
@@ -64,34 +65,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--workers", type=int, default=1, metavar="K", help="play in K processes (default 1); the results are the same")
     p.add_argument("--json", action="store_true", help="print the summary as one JSON object")
     p.add_argument("--lang", choices=("fi", "en"), default="fi", help="language of the summary (default fi)")
-
-
-def load_rules(preset_name: str | None, rules_file: str | None) -> Any:
-    """The rules from ``--preset`` and ``--rules`` (raises ``CliError``)."""
-    from ristiseiska.cli import CliError
-    from ristiseiska.rules import RulesError, load_rules_toml, preset
-
-    try:
-        if rules_file is None:
-            return preset(preset_name or "ristiseiska")
-        try:
-            with open(rules_file, "rb") as f:
-                raw = f.read()
-            text = raw.decode("utf-8")
-        except OSError as e:
-            raise CliError(f"cannot read the rules file {rules_file}: {e.strerror or e}") from None
-        except UnicodeDecodeError:
-            raise CliError(f"the rules file {rules_file} is not UTF-8 text") from None
-        if preset_name is not None:
-            try:
-                has_preset = "preset" in tomllib.loads(text)
-            except tomllib.TOMLDecodeError:
-                has_preset = True  # let the loader report the TOML error
-            if not has_preset:  # --preset is the base the file's options change
-                text = f"preset = {json.dumps(preset_name)}\n" + text
-        return load_rules_toml(text, source=rules_file)
-    except RulesError as e:
-        raise CliError(str(e)) from None
 
 
 def _progress_bar(total: int, label: str) -> Any:

@@ -35,20 +35,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _rules(args: argparse.Namespace):  # type: ignore[no-untyped-def]
-    from ristiseiska.cli import CliError
-    from ristiseiska.rules import RulesError, load_rules_toml, preset
+    from ristiseiska.commands.common import load_rules
 
-    try:
-        if args.rules:
-            try:
-                with open(args.rules, encoding="utf-8") as fh:
-                    text = fh.read()
-            except OSError as e:
-                raise CliError(f"cannot read rules file {args.rules}: {e.strerror}") from None
-            return load_rules_toml(text, source=args.rules)
-        return preset(args.preset)
-    except RulesError as e:
-        raise CliError(str(e)) from None
+    return load_rules(args.preset, args.rules)
 
 
 def run(args: argparse.Namespace) -> int:
