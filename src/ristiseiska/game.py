@@ -36,6 +36,7 @@ from .moves import (
     GIVE,
     PASS,
     PLAY,
+    SIMPLE,
     STOP,
     SWAP,
     TOKEN,
@@ -194,11 +195,7 @@ class Game:
         self.result: Result | None = None
         self._legal: list[Move] | None = None
         self._end_reason = ""
-        self._opening_types = 0
-        if r.opening != "any" and not self.table.opened:
-            oc = parse_card(r.opening)
-            for d in range(r.decks if r.distinct_decks else 1):
-                self._opening_types |= 1 << self._type(CARDS[int(oc) + 52 * d])
+        self._opening_types = self._opening_card_types()
         if r.uses_chips:
             sizes = [len(h) for h in self.initial_hands]
             biggest = max(sizes)
@@ -216,6 +213,18 @@ class Game:
                     first = seat
                     break
         self._start_turn(first)
+
+    def _opening_card_types(self) -> int:
+        """The card types that may open the deal while it is unopened (0 once it is open or
+        when any card may start). Either clubs seven opens with two different decks."""
+        r = self.rules
+        if r.opening == "any" or self.table.opened:
+            return 0
+        oc = parse_card(r.opening)
+        types = 0
+        for d in range(r.decks if r.distinct_decks else 1):
+            types |= 1 << self._type(CARDS[int(oc) + 52 * d])
+        return types
 
     def _type(self, c: int) -> int:
         return c % 52 if self._identical and c < JOKER_BASE else c
@@ -943,11 +952,7 @@ class Game:
         g.result = view.result
         g._legal = None
         g._end_reason = ""
-        g._opening_types = 0
-        if rules.opening != "any" and not g.table.opened:
-            oc = parse_card(rules.opening)
-            for d in range(rules.decks if rules.distinct_decks else 1):
-                g._opening_types |= 1 << g._type(CARDS[int(oc) + 52 * d])
+        g._opening_types = g._opening_card_types()
         g._from_position = True
         return g
 
@@ -967,12 +972,7 @@ class Game:
 
 
 _PLAYS = tuple(Move(PLAY, c) for c in CARDS)
-_STOP = Move(STOP)
-_TOKEN = Move(TOKEN)
-_PASS = Move(PASS)
-_ASK = Move(ASK)
-_DRAW = Move(DRAW)
-_CHIP = Move(CHIP)
+_STOP, _TOKEN, _PASS, _ASK, _DRAW, _CHIP = (SIMPLE[k] for k in (STOP, TOKEN, PASS, ASK, DRAW, CHIP))
 
 
 def _as_card(c: Card | str) -> Card:
