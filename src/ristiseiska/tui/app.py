@@ -765,7 +765,10 @@ class PlayApp(App[Any]):
         if move is None:
             gs.set_status(t("tui.hint.none", self.lang), "error")
             return
-        text = t("tui.hint.text", self.lang, move=describe_move(move, self.lang), reason=reason)
+        move_text = describe_move(move, self.lang)
+        if reason.startswith(move_text):  # the reason already names the move: say it once
+            move_text, reason = reason, ""
+        text = t("tui.hint.text", self.lang, move=move_text, reason=reason).rstrip(" —")
         gs.set_status(text, "hint")
         if move.card is not None:
             for c in self.session.game.hand(HUMAN):
