@@ -297,7 +297,7 @@ def run_tournament(rules: Rules, specs: Sequence[str], games: int, seed: int = 0
 def _run_ray(rules: Rules, specs: Sequence[str], seed: int,
              chunks: list[list[tuple[int, int]]], address: str) -> Iterator[list[Play]]:
     try:
-        import ray  # type: ignore[import-not-found]
+        import ray  # type: ignore[import-not-found, unused-ignore]
     except ImportError:
         raise TournamentError(
             "Ray is not installed: install the extra with  pip install 'ristiseiska[ray]'"

@@ -27,6 +27,9 @@ from typing import Any
 from ..cards import Card, CardError, parse_card
 from ..moves import Move, MoveError, parse_move
 
+# First names the interfaces give computer players at the table (never a level name), so that
+# the log reads like a family game.
+PLAYER_NAMES: tuple[str, ...] = ("Aino", "Olli", "Sara", "Ville", "Leena", "Toni", "Sanna", "Eero")
 LANGS: tuple[str, ...] = ("fi", "en")
 DEFAULT_LANG = "fi"
 FALLBACK_LANG = "en"

@@ -32,6 +32,7 @@ from typing import Any
 
 from ..cards import CardError
 from ..game import Event, Game, IllegalMoveError
+from ..i18n import PLAYER_NAMES
 from ..match import Match
 from ..moves import GIVE, Move, MoveError
 from ..rules import Rules, RulesError, preset
@@ -42,7 +43,7 @@ DEFAULT_BOT = "expert"
 STATE_FORMAT = "ristiseiska-play-state"
 STATE_FILE = "play-resume.json"
 # Bots get people's names so that the log reads like a family game.
-BOT_NAMES = ("Aino", "Olli", "Sara", "Ville", "Leena", "Toni", "Sanna", "Eero")
+BOT_NAMES = PLAYER_NAMES
 
 
 def data_dir(override: str | os.PathLike[str] | None = None) -> Path:

@@ -35,6 +35,7 @@ from fastapi.staticfiles import StaticFiles
 from .. import i18n
 from ..cards import CARDS
 from ..game import Game, SetupError
+from ..i18n import PLAYER_NAMES as BOT_FIRST_NAMES
 from ..rules import CHOICES, OPTION_HELP, PRESETS, Rules, RulesError, preset
 from ..store import Store
 from ..view import public_event
@@ -123,6 +124,10 @@ def build_config(data: Any) -> dict[str, Any]:
         raise ActionError("bad-rules", str(e)) from e
     levels = botlib.levels()
     clean = []
+    # Bots without a name get Finnish first names that nobody at the table uses already.
+    given = {" ".join(s["name"].split()).casefold() for s in seats
+             if isinstance(s, dict) and isinstance(s.get("name"), str) and s["name"].strip()}
+    free_names = iter([n for n in BOT_FIRST_NAMES if n.casefold() not in given])
     for i, s in enumerate(seats):
         if not isinstance(s, dict) or s.get("kind") not in ("friend", "bot"):
             raise ActionError("bad-seats", f"seat {i + 1}: kind must be 'friend' or 'bot'")
@@ -132,7 +137,7 @@ def build_config(data: Any) -> dict[str, Any]:
         nm = s.get("name")
         nm = " ".join(nm.split())[:24] if isinstance(nm, str) else ""
         if not nm:
-            nm = f"{bot} {i + 1}" if s["kind"] == "bot" else f"P{i + 1}"
+            nm = (next(free_names, f"{bot} {i + 1}") if s["kind"] == "bot" else f"P{i + 1}")
         clean.append({"kind": s["kind"], "bot": bot if s["kind"] == "bot" else None,
                       "name": nm})
     seed = data.get("seed")
