@@ -265,6 +265,34 @@ def test_master_open_cards_mode() -> None:
     assert m in g.legal_moves() and text
 
 
+@pytest.mark.parametrize("own,opp,bonus", [("greedy", "random", 0.0), ("greedy", "epsilon", 20.0),
+                                           ("random", "greedy", 0.0)])
+def test_master_kernel_playout_policies(own: str, opp: str, bonus: float) -> None:
+    """Every playout-policy combination gives legal moves, the same move for the same seed."""
+    g = Game(Rules(), 4, seed=12)
+    checked = 0
+    while not g.is_over():
+        legal = g.legal_moves()
+        if len(legal) > 1 and checked < 6:
+            v = g.view(g.to_move)
+            a = get_bot("master", seed=5, iterations=6, own=own, opp=opp, win_bonus=bonus)
+            b = get_bot("master", seed=5, iterations=6, own=own, opp=opp, win_bonus=bonus)
+            m = a.choose(v)
+            assert m in legal and b.choose(v) == m
+            checked += 1
+        g.push(legal[0])
+    assert checked == 6
+
+
+def test_master_policy_option_errors() -> None:
+    with pytest.raises(ValueError, match="own"):
+        get_bot("master", own="clever")
+    with pytest.raises(ValueError, match="opp"):
+        get_bot("master", opp=3)
+    with pytest.raises(ValueError, match="win_bonus"):
+        get_bot("master", win_bonus=-1)
+
+
 def test_expert_beats_random_duplicate() -> None:
     """Expert vs three random players over duplicate deals: an even share is 25%; the expert
     wins about 50% at length. 60 deals x 4 seatings: a Wilson lower bound above 30% is a safe

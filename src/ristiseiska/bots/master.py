@@ -15,7 +15,10 @@ compiled kernel's random playouts, :mod:`ristiseiska.kernel`, when it supports t
 ``"random"``), ``"kernel"``, ``"random"`` or ``"greedy"`` (Python playouts on the engine), or
 any callable ``policy(game, legal, rng) -> Move``. With the kernel each world is played out
 ``rollouts`` times per move and the bot minimises its expected points (the deal winner scores
-0); with Python playouts it maximises wins plus a small share for few points.
+0) less ``win_bonus`` times its chance of going out first; in those playouts its own later
+moves follow the kernel policy ``own`` and the opponents' ``opp`` (``"random"``, ``"greedy"``:
+an expert-like heuristic, or ``"epsilon"``: greedy with one move in ten at random). With Python
+playouts it maximises wins plus a small share for few points.
 """
 
 from __future__ import annotations
@@ -40,6 +43,10 @@ DEFAULT_ROLLOUTS = 8
 DEFAULT_TIME_LIMIT = 2.0
 DEFAULT_BETA = 2.0  # how strongly opponents are assumed to play cards that free their own
 DEFAULT_PRIOR = 1.0  # weight of the expert's judgement added to the kernel's (points) values
+DEFAULT_OWN = "greedy"  # the kernel playout policy of the searching seat's later moves
+DEFAULT_OPP = "random"  # ... and of the opponents (a model of how they play)
+KERNEL_POLICIES = ("random", "greedy", "epsilon")  # ristiseiska.kernel.POLICIES
+DEFAULT_WIN_BONUS = 60.0  # points a sure win of the deal is worth on top of its points
 
 Policy = Callable[[Game, list[Move], Any], Move]
 
@@ -169,8 +176,17 @@ class MasterBot(Bot):
                  time_limit: float | None = DEFAULT_TIME_LIMIT,
                  rollout: str | Policy = "auto", rollouts: int = DEFAULT_ROLLOUTS,
                  prior: float = DEFAULT_PRIOR, beta: float = DEFAULT_BETA,
-                 oversample: int = 3, **options: Any) -> None:
+                 oversample: int = 3, own: str = DEFAULT_OWN, opp: str = DEFAULT_OPP,
+                 win_bonus: float = DEFAULT_WIN_BONUS, **options: Any) -> None:
         super().__init__(seed, **options)
+        for label, name in (("own", own), ("opp", opp)):
+            if name not in KERNEL_POLICIES:
+                raise ValueError(f"{label} must be one of {', '.join(KERNEL_POLICIES)}, "
+                                 f"not {name!r}")
+        self.own, self.opp = own, opp
+        if not isinstance(win_bonus, int | float) or win_bonus < 0:
+            raise ValueError(f"win_bonus must be a number ≥ 0, not {win_bonus!r}")
+        self.win_bonus = float(win_bonus)
         if iterations is not None and (not isinstance(iterations, int) or iterations < 1):
             raise ValueError(f"iterations must be a positive integer, not {iterations!r}")
         if not isinstance(rollouts, int) or rollouts < 1:
@@ -302,7 +318,9 @@ class MasterBot(Bot):
                 g.push(m)
                 if g.is_over():
                     assert g.result is not None
-                    terminal[i].append(float(g.result.points[me]))
+                    res = g.result
+                    terminal[i].append(float(res.points[me])
+                                       - self.win_bonus * (res.winner == me))
                     continue
                 if positions[i] is None:
                     positions[i] = kernel.position_from_game(g)
@@ -311,6 +329,9 @@ class MasterBot(Bot):
             if self.time_limit is not None and time.perf_counter() - start > self.time_limit / 2:
                 break
         seed = rng.getrandbits(63)
+        policy = [self.opp] * view.players
+        policy[me] = self.own
+        won = np.zeros(view.players)
         values = []
         for i in range(len(legal)):
             total = sum(terminal[i])
@@ -320,8 +341,9 @@ class MasterBot(Bot):
                 pos = dict(pos)
                 pos["hands"] = np.array(rows[i], np.uint64)
                 k = len(rows[i])
-                mean = kernel.rollout_values(**pos, n_rollouts=k * self.rollouts, seed=seed)
-                total += float(mean[me]) * k
+                mean = kernel.rollout_values(**pos, n_rollouts=k * self.rollouts, seed=seed,
+                                             policy=policy, wins=won)
+                total += (float(mean[me]) - self.win_bonus * float(won[me])) * k
                 count += k
             values.append(-total / count if count else 0.0)
         self.last_stats = {
