@@ -401,20 +401,33 @@ def play_out(hands, n, lo, hi, seat, more, receiver, aux, turns, chips, pens, pa
 
 
 @njit(cache=True)
-def deal_hands(n, dealer, state, hands):
-    """Shuffle 52 cards (Fisher–Yates) and deal them one at a time from the dealer's left."""
-    deck = np.arange(52)
-    for i in range(51, 0, -1):
+def _shuffle(deck, state):
+    """Fisher–Yates in place, drawing from the kernel's generator; returns the new state."""
+    for i in range(deck.shape[0] - 1, 0, -1):
         state, j = below(state, i + 1)
         t = deck[i]
         deck[i] = deck[j]
         deck[j] = t
+    return state
+
+
+@njit(cache=True)
+def _deal_out(deck, count, n, dealer, hands):
+    """The first ``count`` cards of ``deck``, one at a time from the dealer's left."""
     for s in range(n):
         hands[s] = _ZERO
     seat = dealer + 1 if dealer + 1 < n else 0
-    for i in range(52):
+    for i in range(count):
         hands[seat] |= _ONE << np.uint64(deck[i])
         seat = seat + 1 if seat + 1 < n else 0
+
+
+@njit(cache=True)
+def deal_hands(n, dealer, state, hands):
+    """Shuffle 52 cards and deal them one at a time from the dealer's left."""
+    deck = np.arange(52)
+    state = _shuffle(deck, state)
+    _deal_out(deck, 52, n, dealer, hands)
     return state
 
 
@@ -428,17 +441,8 @@ def deal_stock(n, dealer, state, hands, stock):
         if c != 6:
             deck[k] = c
             k += 1
-    for i in range(50, 0, -1):
-        state, j = below(state, i + 1)
-        t = deck[i]
-        deck[i] = deck[j]
-        deck[j] = t
-    for s in range(n):
-        hands[s] = _ZERO
-    seat = dealer + 1 if dealer + 1 < n else 0
-    for i in range(34):
-        hands[seat] |= _ONE << np.uint64(deck[i])
-        seat = seat + 1 if seat + 1 < n else 0
+    state = _shuffle(deck, state)
+    _deal_out(deck, 34, n, dealer, hands)
     for i in range(STOCK_SIZE):
         stock[i] = deck[34 + i]
     return state
