@@ -240,6 +240,17 @@ class Table:
                 m |= 1 << t[slot]
         return m
 
+    def slot_of(self, t: int) -> tuple[int, int] | None:
+        """Where type ``t`` belongs: ``(row, slot)`` in the first row of its suit, or ``None``
+        (a joker, or an upward layout before its start rank is known)."""
+        if t >= len(self.type_rows):
+            return None
+        row = self.type_rows[t][0]
+        line = self.types[row]
+        if t not in line:
+            return None
+        return row, line.index(t)
+
     def is_closed(self, row: int, end: str) -> bool:
         """Whether a pile is complete (its last card down)."""
         if self.lo[row] == NO:

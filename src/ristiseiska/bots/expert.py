@@ -179,13 +179,11 @@ class Features:
     def beyond_mine(self, t: int) -> int:
         """My cards further from the centre than ``t`` on its side of the row."""
         table = self.table
-        if t >= len(table.type_rows):
+        where = table.slot_of(t)
+        if where is None:
             return 0
-        row = table.type_rows[t][0]
+        row, idx = where
         line = table.types[row]
-        if t not in line:
-            return 0
-        idx = line.index(t)
         c = table.center
         if idx == c:
             rng = range(len(line))
@@ -390,14 +388,10 @@ class BasicBot(Bot):
 
 
 def _give_distance(table: Table, rules: Any, c: Card) -> int:
-    t = card_type(rules, c)
-    if t >= len(table.type_rows):
+    where = table.slot_of(card_type(rules, c))
+    if where is None:
         return 0
-    row = table.type_rows[t][0]
-    line = table.types[row]
-    if t not in line:
-        return 0
-    idx = line.index(t)
+    row, idx = where
     lo, hi = table.lo[row], table.hi[row]
     if lo == NO:
         return abs(idx - table.center)
