@@ -6,6 +6,7 @@ seats) and then pushing real moves, so every example runs through the engine's o
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 
 from ristiseiska.cards import Card, full_deck, parse_cards
@@ -87,3 +88,14 @@ def drive(g: Game, script: dict[int, list[str]],
 
 def mv(text: str) -> Move:
     return parse_move(text)
+
+
+def all_cards(g: Game) -> Counter[int]:
+    """Every card of the deal where it is now: hands, table, stock."""
+    c: Counter[int] = Counter()
+    for s in range(g.n):
+        c.update(int(x) for x in g.hand(s))
+    for occ in g.table.occupant:
+        c.update(occ.values())
+    c.update(int(x) for x in g.stock)
+    return c

@@ -14,6 +14,7 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
+from engine_kit import all_cards
 from ristiseiska.cards import CARDS, full_deck
 from ristiseiska.game import Game, IllegalMoveError
 from ristiseiska.moves import KINDS, Move
@@ -38,16 +39,6 @@ def snapshot(g: Game) -> tuple[Any, ...]:
         tuple(g.legal_moves()), g.result,
     )
 
-
-def all_cards(g: Game) -> Counter[int]:
-    """Every card of the deal where it is now: hands, table, stock."""
-    c: Counter[int] = Counter()
-    for s in range(g.n):
-        c.update(int(x) for x in g.hand(s))
-    for occ in g.table.occupant:
-        c.update(occ.values())
-    c.update(int(x) for x in g.stock)
-    return c
 
 
 def deck_of(rules: Rules) -> Counter[int]:

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from engine_kit import all_cards
 from ristiseiska.cards import full_deck
 from ristiseiska.cli import main
 from ristiseiska.game import Game
@@ -37,21 +38,11 @@ def _players(r: Rules, k: int) -> int:
     return r.min_players + k % (min(r.max_players, 6) - r.min_players + 1)
 
 
-def _all_cards(g: Game) -> Counter[int]:
-    """Every card id in the hands, on the table and in the stock."""
-    c: Counter[int] = Counter()
-    for s in range(g.n):
-        c.update(int(x) for x in g.hand(s))
-    for occ in g.table.occupant:
-        c.update(occ.values())
-    c.update(int(x) for x in g.stock)
-    return c
-
 
 def play_checked(r: Rules, n: int, seed: int) -> Game:
     g = Game(r, n, seed=seed, dealer=seed % n)
     deck = Counter(int(c) for c in full_deck(r.decks, r.jokers))
-    assert _all_cards(g) == deck
+    assert all_cards(g) == deck
     rng = random.Random(seed)
     # a generous bound: every turn without a play counts towards stall_turns
     bound = (len(deck) + 2) * (r.stall_turns + 2) * n
@@ -62,7 +53,7 @@ def play_checked(r: Rules, n: int, seed: int) -> Game:
         assert lm, "no legal move before the end"
         assert len(set(lm)) == len(lm), "a move is offered twice"
         g.push(rng.choice(lm))
-        assert _all_cards(g) == deck
+        assert all_cards(g) == deck
     assert g.is_over() and g.legal_moves() == []
     assert g.result is not None
     return g
