@@ -29,6 +29,26 @@ from ..table import Table
 
 FAILURES = ("token", "pass", "ask", "chip", "draw")
 
+# The "sensible player" model of an opponent's choice (see Knowledge.seat_log_likelihoods),
+# fitted by likelihood to the expert bot's choices in self-play (default rules): own cards
+# freed weigh ten times the others', and card points count when someone is near going out.
+SENSIBLE_OWN = 20.0
+SENSIBLE_OTHERS = 2.0
+SENSIBLE_VALUE = 1.0
+SENSIBLE_NOISE = 0.05
+
+_VALUES: dict[Rules, list[int]] = {}
+
+
+def _type_values(rules: Rules) -> list[int]:
+    """Card points of each of the 52 card types under ``rules``."""
+    got = _VALUES.get(rules)
+    if got is None:
+        from ..scoring import card_value
+
+        got = _VALUES[rules] = [card_value(Card(t), rules) for t in range(52)]
+    return got
+
 
 def card_type(rules: Rules, c: int) -> int:
     """The type id of a card (both copies of a card share it with two identical decks)."""
@@ -77,19 +97,26 @@ class Knowledge:
     stock_size: int
     reliable: bool  # whether the history could be replayed (exclusions were inferred)
     # opponents' past plays: (seat, type played, playable types then, types the seat played
-    # later, types it received later that we know of)
-    observations: list[tuple[int, int, int, int, int]] = field(default_factory=list)
+    # later, types it received later that we know of, whether another player then held at
+    # most two cards)
+    observations: list[tuple[int, int, int, int, int, bool]] = field(default_factory=list)
 
-    def log_likelihood(self, hands: list[list[Card]], behind: list[int], beta: float) -> float:
-        """How well a sampled deal explains the opponents' past choices, if each of them
-        played the card that frees most of their own cards (softmax with ``beta``). Used to
-        weight sampled deals: a player who opened hearts early probably holds many hearts."""
+    def seat_log_likelihoods(self, hands: list[list[Card]], behind: list[int],
+                             sharp: float = 1.0) -> dict[int, tuple[float, float]]:
+        """For each opponent with observed choices: the log-likelihood of its past plays in
+        the sampled deal ``hands`` under two models of how it chooses among its legal cards,
+        ``(random, sensible)``. *Random*: uniform. *Sensible*: mostly the card behind which
+        lie most of its own cards, then the one that frees fewest of the others' cards, and
+        expensive cards first when someone is about to go out (a softmax over those scores,
+        ``sharp`` times as sharp as fitted to the expert bot's play, mixed with 5% random so
+        that one surprising play does not rule a deal out)."""
+        out: dict[int, tuple[float, float]] = {}
         if not self.observations:
-            return 0.0
+            return out
         r = self.rules
+        values = _type_values(r)
         masks: dict[int, int] = {}
-        total = 0.0
-        for seat, t, playable, later, received in self.observations:
+        for seat, t, playable, later, received, near in self.observations:
             m = masks.get(seat)
             if m is None:
                 m = 0
@@ -101,20 +128,31 @@ class Knowledge:
             legal = (then & playable) | (1 << t)
             if legal & (legal - 1) == 0:
                 continue  # only one choice: it tells nothing
-            best = -1
+            chosen = 0.0
             scores = []
             while legal:
                 low = legal & -legal
                 u = low.bit_length() - 1
                 legal ^= low
-                sc = (behind[u] & then).bit_count() if u < len(behind) else 0
-                scores.append(sc)
+                if u < len(behind):
+                    b = behind[u]
+                    own = (b & then).bit_count()
+                    x = SENSIBLE_OWN * own - SENSIBLE_OTHERS * (b.bit_count() - own)
+                    if near:
+                        x += SENSIBLE_VALUE * values[u]
+                else:
+                    x = 0.0
+                x *= sharp
+                scores.append(x)
                 if u == t:
-                    best = sc
+                    chosen = x
+            k = len(scores)
             top = max(scores)
-            z = sum(math.exp(beta * (x - top)) for x in scores)
-            total += beta * (best - top) - math.log(z)
-        return total
+            z = sum(math.exp(x - top) for x in scores)
+            p = (1.0 - SENSIBLE_NOISE) * math.exp(chosen - top) / z + SENSIBLE_NOISE / k
+            lr, ls = out.get(seat, (0.0, 0.0))
+            out[seat] = (lr - math.log(k), ls + math.log(p))
+        return out
 
     def candidates(self, seat: int) -> list[Card]:
         """Hidden cards that ``seat`` may hold (ignoring the free slots' looser constraint)."""
@@ -255,7 +293,7 @@ def infer(view: Any) -> Knowledge:
 
     opps = {s: Opponent(s, view.hand_sizes[s]) for s in range(n) if s != me}
     reliable = True
-    observations: list[tuple[int, int, int, int, int]] = []
+    observations: list[tuple[int, int, int, int, int, bool]] = []
     try:
         _replay(view, rules, names, opps, observations)
     except Exception:
@@ -282,9 +320,10 @@ def infer(view: Any) -> Knowledge:
 
 
 def _replay(view: Any, rules: Rules, names: dict[str, Card], opps: dict[int, Opponent],
-            observations: list[tuple[int, int, int, int, int]] | None = None) -> None:
+            observations: list[tuple[int, int, int, int, int, bool]] | None = None) -> None:
     me = view.seat
-    pending: list[list[int]] = []  # [seat, type, playable, later, received] being filled
+    pending: list[list[int]] = []  # [seat, type, playable, later, received, near] being filled
+    sizes = list(view.dealt_sizes)  # hand sizes as the history goes
     table = Table(rules)
     for c in view.laid_out:
         t = card_type(rules, int(c))
@@ -305,7 +344,9 @@ def _replay(view: Any, rules: Rules, names: dict[str, Card], opps: dict[int, Opp
                 if obs[0] == s:
                     obs[3] |= 1 << t_played
             if o is not None and as_ is None and table.opened:
-                pending.append([s, t_played, table.playable, 0, 0])
+                near = any(sizes[j] <= 2 for j in range(len(sizes)) if j != s)
+                pending.append([s, t_played, table.playable, 0, 0, int(near)])
+            sizes[s] -= 1
             closing = _place(table, rules, card, e.get("row"), e.get("end"), as_)
             if o is not None:
                 _card_left(rules, o, card)
@@ -326,11 +367,16 @@ def _replay(view: Any, rules: Rules, names: dict[str, Card], opps: dict[int, Opp
                     _exclude(o, _mandatory_mask(rules, table.playable))
                 else:
                     _exclude(o, table.playable)
+            if typ == "draw":
+                sizes[s] += 1
             if typ == "draw" and o is not None:
                 o.free += 1
                 o.free_excluded = 0
         elif typ == "give":
             to = e.get("to")
+            sizes[s] -= 1
+            if to is not None:
+                sizes[to] += 1
             card = _event_card(names, e)
             if o is not None:  # an opponent gave a card
                 if card is not None:
@@ -354,7 +400,7 @@ def _replay(view: Any, rules: Rules, names: dict[str, Card], opps: dict[int, Opp
         elif typ == "swap":
             raise ValueError("swap events are not tracked")  # jokers: no exclusions inferred
     if observations is not None:
-        observations.extend((a, b, c, d, e) for a, b, c, d, e in pending)
+        observations.extend((a, b, c, d, e, bool(f)) for a, b, c, d, e, f in pending)
 
 
 def _out_at(view: Any, seat: int, hist: Any, i: int) -> bool:

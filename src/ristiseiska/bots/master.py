@@ -30,22 +30,33 @@ from typing import Any
 
 import numpy as np
 
+from ..cards import Card
 from ..game import Game
 from ..moves import PLAY, Move
 from ..scoring import Result
 from .base import Bot, Reason, legal_of
 from .expert import ExpertBot, Features
-from .knowledge import infer
+from .knowledge import (
+    SENSIBLE_NOISE,
+    SENSIBLE_OTHERS,
+    SENSIBLE_OWN,
+    SENSIBLE_VALUE,
+    _type_values,
+    infer,
+    table_cards,
+)
+
+FULL_MASK = (1 << 52) - 1
 
 DEFAULT_ITERATIONS = 150
 DEFAULT_KERNEL_ITERATIONS = 400
 DEFAULT_ROLLOUTS = 8
 DEFAULT_TIME_LIMIT = 2.0
-DEFAULT_BETA = 2.0  # how strongly opponents are assumed to play cards that free their own
+DEFAULT_BETA = 1.0  # sharpness of the sensible-player model of the opponents (0: none)
 DEFAULT_PRIOR = 1.0  # weight of the expert's judgement added to the kernel's (points) values
 DEFAULT_OWN = "greedy"  # the kernel playout policy of the searching seat's later moves
 DEFAULT_OPP = "random"  # ... and of the opponents (a model of how they play)
-KERNEL_POLICIES = ("random", "greedy", "epsilon")  # ristiseiska.kernel.POLICIES
+KERNEL_POLICIES = ("random", "greedy", "epsilon", "sensible")  # ristiseiska.kernel.POLICIES
 DEFAULT_WIN_BONUS = 60.0  # points a sure win of the deal is worth on top of its points
 
 Policy = Callable[[Game, list[Move], Any], Move]
@@ -180,7 +191,7 @@ class MasterBot(Bot):
                  win_bonus: float = DEFAULT_WIN_BONUS, **options: Any) -> None:
         super().__init__(seed, **options)
         for label, name in (("own", own), ("opp", opp)):
-            if name not in KERNEL_POLICIES:
+            if name not in KERNEL_POLICIES and not (label == "opp" and name == "auto"):
                 raise ValueError(f"{label} must be one of {', '.join(KERNEL_POLICIES)}, "
                                  f"not {name!r}")
         self.own, self.opp = own, opp
@@ -224,6 +235,7 @@ class MasterBot(Bot):
             if k is not None:
                 k.warm_up()  # compile or load the kernel now, not during the first move
         self._expert = ExpertBot(seed=self.seed)
+        self.sensible: dict[int, float] = {}  # per opponent: chance that it plays sensibly
         self.last_stats: dict[str, Any] = {}
 
     def decide(self, view: Any) -> tuple[Move, Reason]:
@@ -275,9 +287,20 @@ class MasterBot(Bot):
             return
         know = infer(view)
         behind = behind_masks(view.rules)
+        self.sensible = {}
         if self.beta > 0 and behind is not None and know.observations:
             pool = [know.sample(rng) for _ in range(count * self.oversample)]
-            logw = [know.log_likelihood(h, behind, self.beta) for h, _ in pool]
+            lls = [know.seat_log_likelihoods(h, behind, self.beta) for h, _ in pool]
+            # Each opponent is a random or a sensible player (prior 1/2 each), unknown: a deal
+            # is weighted by how likely the opponents' past plays are under either type.
+            seats = sorted({s for ll in lls for s in ll})
+            logw = [0.0] * len(pool)
+            for s in seats:
+                rand = [ll.get(s, (0.0, 0.0))[0] for ll in lls]
+                sens = [ll.get(s, (0.0, 0.0))[1] for ll in lls]
+                for k in range(len(pool)):
+                    logw[k] += _logaddexp(rand[k], sens[k])
+                self.sensible[s] = _sigmoid(_logmeanexp(sens) - _logmeanexp(rand))
             top = max(logw)
             w = [math.exp(x - top) for x in logw]
             # systematic resampling: low variance, deterministic given rng
@@ -301,12 +324,78 @@ class MasterBot(Bot):
             hands[me] = list(view.hand)
             yield hands, stock
 
+    def _world_masks(self, view: Any, rng: Any, count: int) -> Any:
+        """``count`` sampled deals as a (count × players) array of hand bitmasks, drawn and
+        weighted by the compiled twins of :meth:`_worlds` (same algorithm and model); ``None``
+        where they do not apply (open cards, two decks, jokers, layouts without rows)."""
+        rules = view.rules
+        behind = behind_masks(rules)
+        if view.open_hands is not None or behind is None or rules.jokers or rules.decks != 1:
+            return None
+        from ..kernel import worlds as kw
+
+        know = infer(view)
+        n = view.players
+        me = view.seat
+        pool = 0
+        for c in know.pool:
+            pool |= 1 << int(c)
+        sizes = np.zeros(n, np.int64)
+        known = np.zeros(n, np.uint64)
+        excl = np.zeros(n, np.uint64)
+        free = np.zeros(n, np.int64)
+        free_excl = np.zeros(n, np.uint64)
+        for st, o in know.opponents.items():
+            sizes[st] = o.size
+            km = 0
+            for c in o.known:
+                km |= 1 << int(c)
+            known[st] = km
+            excl[st] = o.excluded & FULL_MASK
+            free[st] = o.free
+            free_excl[st] = o.free_excluded & FULL_MASK
+        weigh = self.beta > 0 and bool(know.observations)
+        total = count * (self.oversample if weigh else 1)
+        hands = np.zeros((total, n), np.uint64)
+        kw.sample_hands(np.uint64(rng.getrandbits(64)), total, n, me, np.uint64(pool), sizes,
+                        known, excl, free, free_excl, know.stock_size, 30, hands)
+        mine = 0
+        for c in view.hand:
+            mine |= 1 << int(c)
+        self.sensible = {}
+        if weigh:
+            obs = know.observations
+            ll = np.zeros((total, n, 2))
+            kw.seat_log_likelihoods(
+                hands, np.array([o[0] for o in obs], np.int64), np.array([o[1] for o in obs], np.int64),
+                np.array([o[2] for o in obs], np.uint64), np.array([o[3] for o in obs], np.uint64),
+                np.array([o[4] for o in obs], np.uint64), np.array([o[5] for o in obs], np.bool_),
+                np.array(behind, np.uint64), np.array(_type_values(rules), np.float64),
+                SENSIBLE_OWN, SENSIBLE_OTHERS, SENSIBLE_VALUE, SENSIBLE_NOISE, self.beta, ll)
+            logw = np.zeros(total)
+            for st in sorted({o[0] for o in obs}):
+                rand, sens = ll[:, st, 0], ll[:, st, 1]
+                if not rand.any():
+                    continue  # no choice of this seat's told anything
+                logw += np.logaddexp(rand, sens)
+                self.sensible[st] = _sigmoid(float(_np_logmeanexp(sens) - _np_logmeanexp(rand)))
+            w = np.exp(logw - logw.max())
+            # systematic resampling: low variance, deterministic given rng
+            edges = (rng.random() + np.arange(count)) * (w.sum() / count)
+            idx = np.minimum(np.searchsorted(np.cumsum(w), edges, side="right"), total - 1)
+            hands = hands[idx]
+        hands[:, me] = mine
+        return hands
+
     def search_kernel(self, view: Any, legal: list[Move], kernel: Any) -> dict[str, Any]:
         """Evaluate every legal move by the kernel's playouts: minus the mean points."""
         start = time.perf_counter()
         me = view.seat
         rng = self.rng_for(view)
         iterations = self.iterations or DEFAULT_KERNEL_ITERATIONS
+        masks = self._world_masks(view, rng, iterations)
+        if masks is not None:
+            return self._search_masks(view, legal, kernel, masks, rng, start)
         rows: list[list[list[int]]] = [[] for _ in legal]
         terminal: list[list[float]] = [[] for _ in legal]
         positions: list[dict[str, Any] | None] = [None] * len(legal)
@@ -329,7 +418,11 @@ class MasterBot(Bot):
             if self.time_limit is not None and time.perf_counter() - start > self.time_limit / 2:
                 break
         seed = rng.getrandbits(63)
-        policy = [self.opp] * view.players
+        if self.opp == "auto":  # each opponent as it seems to play
+            policy = ["sensible" if self.sensible.get(s, 0.0) > 0.5 else "random"
+                      for s in range(view.players)]
+        else:
+            policy = [self.opp] * view.players
         policy[me] = self.own
         won = np.zeros(view.players)
         values = []
@@ -348,6 +441,70 @@ class MasterBot(Bot):
             values.append(-total / count if count else 0.0)
         self.last_stats = {
             "worlds": worlds, "seconds": time.perf_counter() - start,
+            "moves": [str(m) for m in legal], "value": values, "wins": [0] * len(legal),
+        }
+        return self.last_stats
+
+    def _search_masks(self, view: Any, legal: list[Move], kernel: Any, masks: Any, rng: Any,
+                      start: float) -> dict[str, Any]:
+        """:meth:`search_kernel` on sampled deals given as bitmasks: the move is made once,
+        in the first deal, and its change of the hands applied to every deal (only the
+        mover's own, known cards move)."""
+        me = view.seat
+        n = view.players
+        count = masks.shape[0]
+        hidden_stock = view.stock_size
+
+        def cards(mask: int) -> list[Card]:
+            return [Card(c) for c in range(52) if (mask >> c) & 1]
+
+        def stock_of(row: Any) -> list[Card]:
+            if not hidden_stock:
+                return []
+            rest = FULL_MASK & ~int(np.bitwise_or.reduce(row))
+            for c in table_cards(view.table):
+                rest &= ~(1 << int(c))
+            st = cards(rest)
+            rng.shuffle(st)
+            return st
+
+        base = Game.from_view(view, [cards(int(masks[0, s])) for s in range(n)],
+                              stock_of(masks[0]))
+        seed = rng.getrandbits(63)
+        if self.opp == "auto":  # each opponent as it seems to play
+            policy = ["sensible" if self.sensible.get(s, 0.0) > 0.5 else "random"
+                      for s in range(n)]
+        else:
+            policy = [self.opp] * n
+        policy[me] = self.own
+        won = np.zeros(n)
+        values = []
+        for m in legal:
+            g = base.copy()
+            g.push(m)
+            if g.is_over():  # the last card: score every deal as it lies
+                total = 0.0
+                for k in range(count):
+                    w = Game.from_view(view, [cards(int(masks[k, s])) for s in range(n)],
+                                       stock_of(masks[k]))
+                    w.push(m)
+                    res = w.result
+                    assert res is not None
+                    total += float(res.points[me]) - self.win_bonus * (res.winner == me)
+                values.append(-total / count)
+                continue
+            pos = kernel.position_from_game(g)
+            hands = masks.copy()
+            for s in range(n):
+                gone, came = base._hands[s] & ~g._hands[s], g._hands[s] & ~base._hands[s]
+                if gone or came:
+                    hands[:, s] = (hands[:, s] & np.uint64(FULL_MASK & ~gone)) | np.uint64(came)
+            pos["hands"] = hands
+            mean = kernel.rollout_values(**pos, n_rollouts=count * self.rollouts, seed=seed,
+                                         policy=policy, wins=won)
+            values.append(-(float(mean[me]) - self.win_bonus * float(won[me])))
+        self.last_stats = {
+            "worlds": count, "seconds": time.perf_counter() - start,
             "moves": [str(m) for m in legal], "value": values, "wins": [0] * len(legal),
         }
         return self.last_stats
@@ -382,6 +539,25 @@ class MasterBot(Bot):
             "value": [t / worlds for t in total], "wins": wins,
         }
         return self.last_stats
+
+
+def _sigmoid(x: float) -> float:
+    return 1.0 / (1.0 + math.exp(-x)) if x > -700 else 0.0
+
+
+def _np_logmeanexp(xs: Any) -> float:
+    hi = float(xs.max())
+    return hi + math.log(float(np.exp(xs - hi).mean()))
+
+
+def _logaddexp(a: float, b: float) -> float:
+    hi = max(a, b)
+    return hi + math.log(math.exp(a - hi) + math.exp(b - hi))
+
+
+def _logmeanexp(xs: list[float]) -> float:
+    hi = max(xs)
+    return hi + math.log(sum(math.exp(x - hi) for x in xs) / len(xs))
 
 
 def _kernel() -> Any:

@@ -73,6 +73,7 @@ _ZERO = np.uint64(0)
 _RANK7 = np.uint64(sum(1 << (s * 13 + 6) for s in range(4)))
 _RANK678 = np.uint64(sum(1 << (s * 13 + r) for s in range(4) for r in (5, 6, 7)))
 _FULL = np.uint64(FULL)
+_SUIT = np.uint64((1 << 13) - 1)
 
 
 @intrinsic
@@ -176,17 +177,21 @@ def _may_hoard(lm, hoard):
     return False
 
 
-POLICY_RANDOM, POLICY_GREEDY, POLICY_EPSILON = 0, 1, 2
+POLICY_RANDOM, POLICY_GREEDY, POLICY_EPSILON, POLICY_SENSIBLE = 0, 1, 2, 3
 _INV53 = 1.0 / 9007199254740992.0
 
 
 @njit(inline="always")
-def _heuristic_pick(lm, h, hands, n, seat, behind, values, state):
+def _heuristic_pick(lm, h, hands, n, seat, behind, values, state, w, pos_of, lo, hi, params,
+                    line, playable):
     """An expert-like choice among the legal cards ``lm`` of ``seat`` (hand ``h``): prefer the
     card behind which (``behind[c]``: the cards that can only follow it) lie most of one's own
-    cards and fewest of the others' (so sixes and eights stay back as blocks); when an opponent
-    is down to two cards, dump expensive cards. Ties are broken at random. Returns the new
-    state, the chosen card's index among the bits of ``lm`` and its score."""
+    cards (weight ``w[0]``) and fewest of the others' (``w[1]``; so sixes and eights stay
+    back as blocks); when an opponent is down to two cards, dump expensive cards (``w[2]`` per
+    point); a closing card (ace or king: an extra move) scores ``w[3]``; ties are broken by
+    noise of size ``w[4]``; with the card laid, each of one's own cards that can be played
+    next scores ``w[5]`` and each of the others' cards that becomes playable ``w[6]``.
+    Returns the new state, the chosen card's index among the bits of ``lm`` and its score."""
     others = _ZERO
     near = False
     for j in range(n):
@@ -202,11 +207,31 @@ def _heuristic_pick(lm, h, hands, n, seat, behind, values, state):
         c = trailing_zeros(m)
         m &= m - _ONE
         b = behind[c]
-        key = 2.0 * popcount(b & h) - popcount(b & others)
+        key = w[0] * popcount(b & h) - w[1] * popcount(b & others)
         if near:
-            key += 0.3 * values[c]
+            key += w[2] * values[c]
+        p = pos_of[c % 13]
+        if p == 1 or p == 13:
+            key += w[3]
+        if w[5] != 0.0 or w[6] != 0.0:  # look at the table with the card laid
+            s = c // 13
+            lo_s = lo[s]
+            hi_s = hi[s]
+            if lo_s == 0:
+                lo[s] = p
+                hi[s] = p
+            elif p < lo_s:
+                lo[s] = p
+            else:
+                hi[s] = p
+            fit = suit_fits(s, lo, hi, params, line, True)
+            lo[s] = lo_s
+            hi[s] = hi_s
+            after = (playable & ~(_SUIT << np.uint64(13 * s))) | fit
+            key += w[5] * popcount(h & after & ~(_ONE << np.uint64(c)))
+            key += w[6] * popcount(others & after & ~playable)
         state, r = next_random(state)
-        key += 0.5 * np.float64(r >> np.uint64(11)) * _INV53
+        key += w[4] * np.float64(r >> np.uint64(11)) * _INV53
         if key > best_key:
             best_key = key
             best_k = i
@@ -216,7 +241,7 @@ def _heuristic_pick(lm, h, hands, n, seat, behind, values, state):
 
 @njit(cache=True)
 def play_out(hands, n, lo, hi, seat, more, receiver, aux, turns, chips, pens, params, line0,
-             pos_of0, stock, state, moves, record, policy, behind, values):
+             pos_of0, stock, state, moves, record, policy, behind, values, weights):
     """Play random legal moves from the given position to the end of the deal.
 
     ``hands``, ``lo``, ``hi``, ``aux``, ``turns``, ``chips`` and ``pens`` change in place;
@@ -226,7 +251,8 @@ def play_out(hands, n, lo, hi, seat, more, receiver, aux, turns, chips, pens, pa
     ``(winner, end, number of moves, rng state)``; with ``record`` the moves are written to
     ``moves`` as ``seat * SEAT_SHIFT + code``. ``policy[seat]``: ``POLICY_RANDOM`` (uniform
     over the legal moves), ``POLICY_GREEDY`` (:func:`_heuristic_pick`, needs ``behind`` and
-    ``values``) or ``POLICY_EPSILON`` (greedy, one choice in ten at random); with every seat
+    ``values``), ``POLICY_EPSILON`` (greedy, one choice in ten at random) or
+    ``POLICY_SENSIBLE`` (the heuristic weighted like the expert bot); with every seat
     random the playout is exactly the uniform one."""
     extra = params[P_EXTRA_MOVE] != 0
     multi = params[P_MULTI] != 0
@@ -284,8 +310,10 @@ def play_out(hands, n, lo, hi, seat, more, receiver, aux, turns, chips, pens, pa
                 pol = POLICY_RANDOM if k == 0 else POLICY_GREEDY
             if more:
                 cnt = popcount(lm)
-                if pol == POLICY_GREEDY:
-                    state, k, key = _heuristic_pick(lm, h, hands, n, seat, behind, values, state)
+                if pol == POLICY_GREEDY or pol == POLICY_SENSIBLE:
+                    state, k, key = _heuristic_pick(lm, h, hands, n, seat, behind, values, state,
+                                                    weights[pol], pos_of, lo, hi,
+                                                    params, line, playable)
                     if key < 0.0:  # the best next card helps the others more: stop
                         k = cnt
                 else:
@@ -339,9 +367,10 @@ def play_out(hands, n, lo, hi, seat, more, receiver, aux, turns, chips, pens, pa
                             pens[seat] += params[P_HOARD_PENALTY]
                         end_turn = True
                 elif cnt > 1:
-                    if pol == POLICY_GREEDY:
+                    if pol == POLICY_GREEDY or pol == POLICY_SENSIBLE:
                         state, k, key = _heuristic_pick(lm, h, hands, n, seat, behind, values,
-                                                        state)
+                                                        state, weights[pol], pos_of, lo, hi,
+                                                    params, line, playable)
                     else:
                         state, k = below(state, cnt)
                 else:
@@ -517,7 +546,7 @@ def _setup_chips(hands, n, params, chips, aux):
 @njit(cache=True)
 def run_deals(seed, start, count, n, first_dealer, params, line, pos_of, values,
               card_points, token_points, penalties, chips_net, points, winners, ends, holders,
-              dealt, stocks, moves, nmoves, record, policy, behind):
+              dealt, stocks, moves, nmoves, record, policy, behind, weights):
     """Play deals ``start .. start+count-1`` of a run (deal ``i`` has seed
     ``derive_seed(seed, i)`` and dealer ``(first_dealer + i) % n``). Outputs: one row per
     deal (``stocks``: count × 17 with the stock game, else count × 0); the move lists only
@@ -563,7 +592,8 @@ def run_deals(seed, start, count, n, first_dealer, params, line, pos_of, values,
         row = d if record else 0
         winner, end, nm, state = play_out(hands, n, lo, hi, seat, False, -1, aux, turns,
                                           chips, pens, params, line, pos_of, stock, state,
-                                          moves[row], record, policy, behind, values)
+                                          moves[row], record, policy, behind, values,
+                                          weights)
         nmoves[row] = nm
         winners[d] = winner
         ends[d] = end
@@ -576,7 +606,7 @@ def run_deals(seed, start, count, n, first_dealer, params, line, pos_of, values,
 
 @njit(cache=True)
 def rollouts(hands0, n, lo0, hi0, seat, more, receiver, aux0, turns0, chips0, pens0, params,
-             line, pos_of, values, stock, n_rollouts, seed, out, policy, behind, wins):
+             line, pos_of, values, stock, n_rollouts, seed, out, policy, behind, wins, weights):
     """Sum of each seat's points over ``n_rollouts`` playouts from one position
     (``hands0`` is k × n: k determinizations, used in turn; ``stock``: the stock's cards, top
     first, from ``aux0[AUX_STOCK]``). ``out`` (n) is added to; ``wins`` (n) counts the
@@ -611,7 +641,7 @@ def rollouts(hands0, n, lo0, hi0, seat, more, receiver, aux0, turns0, chips0, pe
             aux[j] = aux0[j]
         winner, end, nm, state = play_out(hands, n, lo, hi, seat, more, receiver, aux, turns,
                                           chips, pens, params, line, pos_of, stock, state,
-                                          dummy, False, policy, behind, values)
+                                          dummy, False, policy, behind, values, weights)
         if end == END_STALL:
             stalled += 1
         score(hands, n, winner, aux, chips, pens, params, values, card_pts, token_pts, net,
