@@ -54,14 +54,30 @@ def test_greedy_beats_random() -> None:
     assert share > 0.35  # an even share is 0.25
 
 
-def test_sensible_beats_greedy_and_random() -> None:
-    """The expert-weighted heuristic is the strongest kernel policy (measured over 100,000
-    deals: 47.6% against three random players, 26.4% against three greedy ones)."""
+def test_sensible_beats_greedy_against_random() -> None:
+    """The expert-weighted heuristic plays better than the greedy one (measured over 100,000
+    deals against three random players: 45.9% against 42.7%; an even share is 25%)."""
     rules = preset("ristiseiska")
-    run = kernel.play_deals(rules, 4, 1, 4000, policy=["sensible", "random", "random", "random"])
-    assert float(np.mean(run.winners == 0)) > 0.42
-    run = kernel.play_deals(rules, 4, 1, 20000, policy=["sensible", "greedy", "greedy", "greedy"])
-    assert float(np.mean(run.winners == 0)) > 0.255
+    share = {}
+    for pol in ("sensible", "greedy"):
+        run = kernel.play_deals(rules, 4, 1, 20000, policy=[pol, "random", "random", "random"])
+        share[pol] = float(np.mean(run.winners == 0))
+    assert share["sensible"] > share["greedy"] + 0.01 and share["greedy"] > 0.35
+
+
+def test_policy_weights_steer_the_heuristic() -> None:
+    """The weights table is read at run time: with the own-cards weight negated the sensible
+    policy plays much worse."""
+    rules = preset("ristiseiska")
+    policy = ["sensible", "random", "random", "random"]
+    good = float(np.mean(kernel.play_deals(rules, 4, 2, 5000, policy=policy).winners == 0))
+    saved = kernel.WEIGHTS.copy()
+    try:
+        kernel.WEIGHTS[3, 0] = -10.0
+        bad = float(np.mean(kernel.play_deals(rules, 4, 2, 5000, policy=policy).winners == 0))
+    finally:
+        kernel.WEIGHTS[:] = saved
+    assert bad < good - 0.05
 
 
 def test_rollout_wins_are_shares() -> None:

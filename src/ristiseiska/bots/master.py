@@ -3,22 +3,27 @@
 For each decision it deals the hidden cards at random many times, each time consistently with
 everything public (card counts, cards on the table, a player who took the token or passed held no
 legal card at that moment, a card this seat gave is still with the receiver; see
-:mod:`.knowledge`). In each sampled world every candidate move is tried and the deal is played
-to its end by a fast rollout policy; the move with the best average outcome wins. All candidate
-moves see the same sampled worlds and rollout seeds, so their comparison is not drowned in the
-noise of the deals.
+:mod:`.knowledge`). Three times as many deals are drawn as used, and they are resampled by how
+well they explain each opponent's earlier choices if that opponent plays either at random or
+sensibly (a model fitted to the expert bot; ``beta`` sharpens or softens it, 0 turns the
+weighting off); the same evidence gives each opponent's chance of being a sensible player. In
+each sampled world every candidate move is tried and the deal is played to its end by a fast
+rollout policy; the move with the best average outcome wins. All candidate moves see the same
+sampled worlds and rollout seeds, so their comparison is not drowned in the noise of the deals.
 
 The budget is ``iterations`` (sampled worlds; deterministic for a given seed) with
-``time_limit`` seconds as a safety cap (when the cap cuts the search short, the result depends
-on the machine's speed). The rollout policy is pluggable: ``rollout="auto"`` (default: the
-compiled kernel's random playouts, :mod:`ristiseiska.kernel`, when it supports the rules, else
-``"random"``), ``"kernel"``, ``"random"`` or ``"greedy"`` (Python playouts on the engine), or
-any callable ``policy(game, legal, rng) -> Move``. With the kernel each world is played out
-``rollouts`` times per move and the bot minimises its expected points (the deal winner scores
-0) less ``win_bonus`` times its chance of going out first; in those playouts its own later
-moves follow the kernel policy ``own`` and the opponents' ``opp`` (``"random"``, ``"greedy"``:
-an expert-like heuristic, or ``"epsilon"``: greedy with one move in ten at random). With Python
-playouts it maximises wins plus a small share for few points.
+``time_limit`` seconds as a safety cap for the Python paths (when the cap cuts the search
+short, the result depends on the machine's speed). With the compiled kernel
+(:mod:`ristiseiska.kernel`, every one-deck rule set without jokers) the sampling, the weighting
+and the playouts are compiled: each world is played out ``rollouts`` times per move and the bot
+minimises its expected points (the deal winner scores 0) less ``win_bonus`` times its chance
+of going out first; in those playouts its own later moves follow the kernel policy ``own`` and
+the opponents' ``opp``: ``"auto"`` (default: ``"sensible"`` for an opponent that looks
+sensible or has shown nothing yet, ``"random"`` for one that looks random), ``"random"``,
+``"greedy"``, ``"epsilon"`` or ``"sensible"`` (see :data:`ristiseiska.kernel.WEIGHTS`).
+Elsewhere the rollout policy is ``rollout``: ``"random"``, ``"greedy"`` or ``"smart"`` (Python
+playouts on the engine) or any callable ``policy(game, legal, rng) -> Move``, and the bot
+maximises wins plus a small share for few points.
 """
 
 from __future__ import annotations
@@ -55,7 +60,7 @@ DEFAULT_TIME_LIMIT = 2.0
 DEFAULT_BETA = 1.0  # sharpness of the sensible-player model of the opponents (0: none)
 DEFAULT_PRIOR = 1.0  # weight of the expert's judgement added to the kernel's (points) values
 DEFAULT_OWN = "greedy"  # the kernel playout policy of the searching seat's later moves
-DEFAULT_OPP = "random"  # ... and of the opponents (a model of how they play)
+DEFAULT_OPP = "auto"  # ... and of the opponents (a model of how they play)
 KERNEL_POLICIES = ("random", "greedy", "epsilon", "sensible")  # ristiseiska.kernel.POLICIES
 DEFAULT_WIN_BONUS = 60.0  # points a sure win of the deal is worth on top of its points
 
@@ -419,7 +424,7 @@ class MasterBot(Bot):
                 break
         seed = rng.getrandbits(63)
         if self.opp == "auto":  # each opponent as it seems to play
-            policy = ["sensible" if self.sensible.get(s, 0.0) > 0.5 else "random"
+            policy = ["sensible" if self.sensible.get(s, 0.5) >= 0.5 else "random"
                       for s in range(view.players)]
         else:
             policy = [self.opp] * view.players
@@ -472,7 +477,7 @@ class MasterBot(Bot):
                               stock_of(masks[0]))
         seed = rng.getrandbits(63)
         if self.opp == "auto":  # each opponent as it seems to play
-            policy = ["sensible" if self.sensible.get(s, 0.0) > 0.5 else "random"
+            policy = ["sensible" if self.sensible.get(s, 0.5) >= 0.5 else "random"
                       for s in range(n)]
         else:
             policy = [self.opp] * n
@@ -482,16 +487,12 @@ class MasterBot(Bot):
         for m in legal:
             g = base.copy()
             g.push(m)
-            if g.is_over():  # the last card: score every deal as it lies
-                total = 0.0
-                for k in range(count):
-                    w = Game.from_view(view, [cards(int(masks[k, s])) for s in range(n)],
-                                       stock_of(masks[k]))
-                    w.push(m)
-                    res = w.result
-                    assert res is not None
-                    total += float(res.points[me]) - self.win_bonus * (res.winner == me)
-                values.append(-total / count)
+            if g.is_over():
+                # The bot went out: its own points (nil, or chips by the others' card counts)
+                # are the same in every sampled deal.
+                res = g.result
+                assert res is not None
+                values.append(-(float(res.points[me]) - self.win_bonus * (res.winner == me)))
                 continue
             pos = kernel.position_from_game(g)
             hands = masks.copy()
