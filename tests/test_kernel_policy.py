@@ -17,8 +17,8 @@ def _kernel_presets() -> list[str]:
 
 
 @pytest.mark.parametrize("name", _kernel_presets())
-@pytest.mark.parametrize("policy", ["greedy", "epsilon", "sensible",
-                                    ["greedy", "random", "epsilon", "sensible"]])
+@pytest.mark.parametrize("policy", ["greedy", "epsilon", "sensible", "strong",
+                                    ["greedy", "strong", "epsilon", "sensible"]])
 def test_heuristic_records_are_legal(name: str, policy: object) -> None:
     rules = preset(name)
     run = kernel.play_deals(rules, 4, 11, 12, record=True, policy=policy)
@@ -54,15 +54,16 @@ def test_greedy_beats_random() -> None:
     assert share > 0.35  # an even share is 0.25
 
 
-def test_sensible_beats_greedy_against_random() -> None:
-    """The expert-weighted heuristic plays better than the greedy one (measured over 100,000
-    deals against three random players: 45.9% against 42.7%; an even share is 25%)."""
+def test_heuristics_rank_against_random() -> None:
+    """Against three random players (an even share is 25%) the strong heuristic plays best,
+    then the expert-weighted one, then the greedy one (measured over 100,000 deals: 48.4%,
+    45.9%, 42.7%)."""
     rules = preset("ristiseiska")
     share = {}
-    for pol in ("sensible", "greedy"):
+    for pol in ("strong", "sensible", "greedy"):
         run = kernel.play_deals(rules, 4, 1, 20000, policy=[pol, "random", "random", "random"])
         share[pol] = float(np.mean(run.winners == 0))
-    assert share["sensible"] > share["greedy"] + 0.01 and share["greedy"] > 0.35
+    assert share["strong"] > share["sensible"] > share["greedy"] + 0.01 > 0.36
 
 
 def test_policy_weights_steer_the_heuristic() -> None:

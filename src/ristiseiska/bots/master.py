@@ -3,7 +3,7 @@
 For each decision it deals the hidden cards at random many times, each time consistently with
 everything public (card counts, cards on the table, a player who took the token or passed held no
 legal card at that moment, a card this seat gave is still with the receiver; see
-:mod:`.knowledge`). Three times as many deals are drawn as used, and they are resampled by how
+:mod:`.knowledge`). Ten times as many deals are drawn as used, and they are resampled by how
 well they explain each opponent's earlier choices if that opponent plays either at random or
 sensibly (a model fitted to the expert bot; ``beta`` sharpens or softens it, 0 turns the
 weighting off); the same evidence gives each opponent's chance of being a sensible player. In
@@ -54,14 +54,15 @@ from .knowledge import (
 FULL_MASK = (1 << 52) - 1
 
 DEFAULT_ITERATIONS = 150
-DEFAULT_KERNEL_ITERATIONS = 400
+DEFAULT_KERNEL_ITERATIONS = 800
 DEFAULT_ROLLOUTS = 8
 DEFAULT_TIME_LIMIT = 2.0
-DEFAULT_BETA = 1.0  # sharpness of the sensible-player model of the opponents (0: none)
+DEFAULT_BETA = 2.0  # sharpness of the sensible-player model (1: as fitted; 0: no weighting)
 DEFAULT_PRIOR = 1.0  # weight of the expert's judgement added to the kernel's (points) values
+DEFAULT_OVERSAMPLE = 10  # deals drawn per deal kept (compiled sampling; at most 3 in Python)
 DEFAULT_OWN = "greedy"  # the kernel playout policy of the searching seat's later moves
 DEFAULT_OPP = "auto"  # ... and of the opponents (a model of how they play)
-KERNEL_POLICIES = ("random", "greedy", "epsilon", "sensible")  # ristiseiska.kernel.POLICIES
+KERNEL_POLICIES = ("random", "greedy", "epsilon", "sensible", "strong")  # ristiseiska.kernel.POLICIES
 DEFAULT_WIN_BONUS = 60.0  # points a sure win of the deal is worth on top of its points
 
 Policy = Callable[[Game, list[Move], Any], Move]
@@ -192,7 +193,7 @@ class MasterBot(Bot):
                  time_limit: float | None = DEFAULT_TIME_LIMIT,
                  rollout: str | Policy = "auto", rollouts: int = DEFAULT_ROLLOUTS,
                  prior: float = DEFAULT_PRIOR, beta: float = DEFAULT_BETA,
-                 oversample: int = 3, own: str = DEFAULT_OWN, opp: str = DEFAULT_OPP,
+                 oversample: int = DEFAULT_OVERSAMPLE, own: str = DEFAULT_OWN, opp: str = DEFAULT_OPP,
                  win_bonus: float = DEFAULT_WIN_BONUS, **options: Any) -> None:
         super().__init__(seed, **options)
         for label, name in (("own", own), ("opp", opp)):
@@ -294,7 +295,7 @@ class MasterBot(Bot):
         behind = behind_masks(view.rules)
         self.sensible = {}
         if self.beta > 0 and behind is not None and know.observations:
-            pool = [know.sample(rng) for _ in range(count * self.oversample)]
+            pool = [know.sample(rng) for _ in range(count * min(self.oversample, 3))]
             lls = [know.seat_log_likelihoods(h, behind, self.beta) for h, _ in pool]
             # Each opponent is a random or a sensible player (prior 1/2 each), unknown: a deal
             # is weighted by how likely the opponents' past plays are under either type.

@@ -177,7 +177,7 @@ def _may_hoard(lm, hoard):
     return False
 
 
-POLICY_RANDOM, POLICY_GREEDY, POLICY_EPSILON, POLICY_SENSIBLE = 0, 1, 2, 3
+POLICY_RANDOM, POLICY_GREEDY, POLICY_EPSILON, POLICY_SENSIBLE, POLICY_STRONG = 0, 1, 2, 3, 4
 _INV53 = 1.0 / 9007199254740992.0
 
 
@@ -252,7 +252,8 @@ def play_out(hands, n, lo, hi, seat, more, receiver, aux, turns, chips, pens, pa
     ``moves`` as ``seat * SEAT_SHIFT + code``. ``policy[seat]``: ``POLICY_RANDOM`` (uniform
     over the legal moves), ``POLICY_GREEDY`` (:func:`_heuristic_pick`, needs ``behind`` and
     ``values``), ``POLICY_EPSILON`` (greedy, one choice in ten at random) or
-    ``POLICY_SENSIBLE`` (the heuristic weighted like the expert bot); with every seat
+    ``POLICY_SENSIBLE`` (the heuristic weighted like the expert bot) or ``POLICY_STRONG`` (the
+    best-playing weights found); with every seat
     random the playout is exactly the uniform one."""
     extra = params[P_EXTRA_MOVE] != 0
     multi = params[P_MULTI] != 0
@@ -310,7 +311,7 @@ def play_out(hands, n, lo, hi, seat, more, receiver, aux, turns, chips, pens, pa
                 pol = POLICY_RANDOM if k == 0 else POLICY_GREEDY
             if more:
                 cnt = popcount(lm)
-                if pol == POLICY_GREEDY or pol == POLICY_SENSIBLE:
+                if pol != POLICY_RANDOM:  # a heuristic: its row of weights
                     state, k, key = _heuristic_pick(lm, h, hands, n, seat, behind, values, state,
                                                     weights[pol], pos_of, lo, hi,
                                                     params, line, playable)
@@ -367,7 +368,7 @@ def play_out(hands, n, lo, hi, seat, more, receiver, aux, turns, chips, pens, pa
                             pens[seat] += params[P_HOARD_PENALTY]
                         end_turn = True
                 elif cnt > 1:
-                    if pol == POLICY_GREEDY or pol == POLICY_SENSIBLE:
+                    if pol != POLICY_RANDOM:  # a heuristic: its row of weights
                         state, k, key = _heuristic_pick(lm, h, hands, n, seat, behind, values,
                                                         state, weights[pol], pos_of, lo, hi,
                                                     params, line, playable)
