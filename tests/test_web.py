@@ -79,6 +79,16 @@ def joined(ws: Any, seat: int, token: str) -> dict[str, Any]:
     return recv_until(ws, lambda m: m["type"] == "state" and m["you"] == seat)
 
 
+def play_first_moves(ws: Any, tokens: dict[int, str], moves: int) -> None:
+    """The seats in ``tokens`` make ``moves`` moves between them, each its first legal one."""
+    for _ in range(moves):
+        st = current(ws, lambda m: m["view"]["to_move"] in tokens)
+        seat = st["view"]["to_move"]
+        st = joined(ws, seat, tokens[seat])
+        ws.send_json({"type": "move", "move": st["view"]["legal_moves"][0]})
+        recv_until(ws, lambda m: m["type"] == "ack")
+
+
 def my_move_state(ws: Any, seat: int, seen: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     return recv_until(ws, lambda m: m["type"] == "state" and m["view"]["phase"] == "over"
                       or m["type"] == "state" and m["view"]["to_move"] == seat
@@ -377,12 +387,7 @@ def test_restart_continues_every_table_exactly(db: str) -> None:
         tid = new_table(c, ["friend", "bot", "friend"], seed=8)
         tokens = {s: claim(c, tid, s) for s in (0, 2)}
         with c.websocket_connect(f"/ws/{tid}") as ws:
-            for _ in range(6):  # a few moves by the friends (the bot answers at once)
-                st = current(ws, lambda m: m["view"]["to_move"] in tokens)
-                seat = st["view"]["to_move"]
-                st = joined(ws, seat, tokens[seat])
-                ws.send_json({"type": "move", "move": st["view"]["legal_moves"][0]})
-                recv_until(ws, lambda m: m["type"] == "ack")
+            play_first_moves(ws, tokens, 6)  # a few moves by the friends (the bot answers at once)
         g = live(c, tid).game
         before = (list(map(str, g.moves)), g.to_move, [list(map(str, g.hand(s))) for s in range(3)],
                   g.token_holder)

@@ -24,11 +24,9 @@ from test_web import (  # noqa: E402
     TestClient,
     claim,
     create_app,
-    current,
-    joined,
     live,
     new_table,
-    recv_until,
+    play_first_moves,
 )
 
 
@@ -68,12 +66,7 @@ def test_postgres_play_store_and_restart(pg_url: str) -> None:
         tokens = {s: claim(c, tid, s) for s in (0, 2)}
         assert c.post(f"/api/tables/{tid}/seats/0", json={}).status_code == 409
         with c.websocket_connect(f"/ws/{tid}") as ws:
-            for _ in range(5):
-                st = current(ws, lambda m: m["view"]["to_move"] in tokens)
-                seat = st["view"]["to_move"]
-                st = joined(ws, seat, tokens[seat])
-                ws.send_json({"type": "move", "move": st["view"]["legal_moves"][0]})
-                recv_until(ws, lambda m: m["type"] == "ack")
+            play_first_moves(ws, tokens, 5)
         g = live(c, tid).game
         before = [str(m) for m in g.moves], [sorted(map(str, g.hand(s))) for s in range(3)]
     with TestClient(create_app(pg_url, bot_delay=0.0)) as c:
