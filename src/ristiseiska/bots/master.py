@@ -296,30 +296,11 @@ class MasterBot(Bot):
         self.sensible = {}
         if self.beta > 0 and behind is not None and know.observations:
             pool = [know.sample(rng) for _ in range(count * min(self.oversample, 3))]
-            lls = [know.seat_log_likelihoods(h, behind, self.beta) for h, _ in pool]
-            # Each opponent is a random or a sensible player (prior 1/2 each), unknown: a deal
-            # is weighted by how likely the opponents' past plays are under either type.
-            seats = sorted({s for ll in lls for s in ll})
-            logw = [0.0] * len(pool)
-            for s in seats:
-                rand = [ll.get(s, (0.0, 0.0))[0] for ll in lls]
-                sens = [ll.get(s, (0.0, 0.0))[1] for ll in lls]
-                for k in range(len(pool)):
-                    logw[k] += _logaddexp(rand[k], sens[k])
-                self.sensible[s] = _sigmoid(_logmeanexp(sens) - _logmeanexp(rand))
-            top = max(logw)
-            w = [math.exp(x - top) for x in logw]
-            # systematic resampling: low variance, deterministic given rng
-            total = sum(w)
-            step = total / count
-            u = rng.random() * step
-            acc = 0.0
-            i = 0
-            for k in range(count):
-                target = u + k * step
-                while acc + w[i] < target and i < len(w) - 1:
-                    acc += w[i]
-                    i += 1
+            ll = np.zeros((len(pool), view.players, 2))
+            for k, (h, _) in enumerate(pool):
+                for st, pair in know.seat_log_likelihoods(h, behind, self.beta).items():
+                    ll[k, st] = pair
+            for i in self._resample(ll, count, rng):
                 hands, stock = pool[i]
                 hands = [list(h) for h in hands]
                 hands[me] = list(view.hand)
@@ -378,20 +359,39 @@ class MasterBot(Bot):
                 np.array([o[4] for o in obs], np.uint64), np.array([o[5] for o in obs], np.bool_),
                 np.array(behind, np.uint64), np.array(_type_values(rules), np.float64),
                 SENSIBLE_OWN, SENSIBLE_OTHERS, SENSIBLE_VALUE, SENSIBLE_NOISE, self.beta, ll)
-            logw = np.zeros(total)
-            for st in sorted({o[0] for o in obs}):
-                rand, sens = ll[:, st, 0], ll[:, st, 1]
-                if not rand.any():
-                    continue  # no choice of this seat's told anything
-                logw += np.logaddexp(rand, sens)
-                self.sensible[st] = _sigmoid(float(_np_logmeanexp(sens) - _np_logmeanexp(rand)))
-            w = np.exp(logw - logw.max())
-            # systematic resampling: low variance, deterministic given rng
-            edges = (rng.random() + np.arange(count)) * (w.sum() / count)
-            idx = np.minimum(np.searchsorted(np.cumsum(w), edges, side="right"), total - 1)
-            hands = hands[idx]
+            hands = hands[self._resample(ll, count, rng)]
         hands[:, me] = mine
         return hands
+
+    def _resample(self, ll: Any, count: int, rng: Any) -> Any:
+        """Indices of ``count`` of the sampled deals, drawn by weight. ``ll[k, s]``: the
+        log-likelihoods of seat ``s``'s past plays in deal ``k`` if it plays at random or
+        sensibly. Each opponent is one or the other (even odds, unknown): a deal's weight is
+        the product over opponents of the two likelihoods' mean; the same evidence sets
+        :attr:`sensible`, each opponent's chance of being a sensible player."""
+        logw = np.zeros(ll.shape[0])
+        self.sensible = {}
+        for st in range(ll.shape[1]):
+            rand, sens = ll[:, st, 0], ll[:, st, 1]
+            if not rand.any():
+                continue  # no choice of this seat's told anything
+            logw += np.logaddexp(rand, sens)
+            self.sensible[st] = _sigmoid(_np_logmeanexp(sens) - _np_logmeanexp(rand))
+        w = np.exp(logw - logw.max())
+        # systematic resampling: low variance, deterministic given rng
+        edges = (rng.random() + np.arange(count)) * (w.sum() / count)
+        return np.minimum(np.searchsorted(np.cumsum(w), edges, side="right"), len(w) - 1)
+
+    def _playout_policy(self, n: int, me: int) -> list[str]:
+        """The kernel playout policy of every seat: ``own`` for this one, ``opp`` for the
+        others (with ``"auto"``: each opponent as it seems to play)."""
+        if self.opp == "auto":
+            policy = ["sensible" if self.sensible.get(s, 0.5) >= 0.5 else "random"
+                      for s in range(n)]
+        else:
+            policy = [self.opp] * n
+        policy[me] = self.own
+        return policy
 
     def search_kernel(self, view: Any, legal: list[Move], kernel: Any) -> dict[str, Any]:
         """Evaluate every legal move by the kernel's playouts: minus the mean points."""
@@ -424,12 +424,7 @@ class MasterBot(Bot):
             if self.time_limit is not None and time.perf_counter() - start > self.time_limit / 2:
                 break
         seed = rng.getrandbits(63)
-        if self.opp == "auto":  # each opponent as it seems to play
-            policy = ["sensible" if self.sensible.get(s, 0.5) >= 0.5 else "random"
-                      for s in range(view.players)]
-        else:
-            policy = [self.opp] * view.players
-        policy[me] = self.own
+        policy = self._playout_policy(view.players, me)
         won = np.zeros(view.players)
         values = []
         for i in range(len(legal)):
@@ -477,12 +472,7 @@ class MasterBot(Bot):
         base = Game.from_view(view, [cards(int(masks[0, s])) for s in range(n)],
                               stock_of(masks[0]))
         seed = rng.getrandbits(63)
-        if self.opp == "auto":  # each opponent as it seems to play
-            policy = ["sensible" if self.sensible.get(s, 0.5) >= 0.5 else "random"
-                      for s in range(n)]
-        else:
-            policy = [self.opp] * n
-        policy[me] = self.own
+        policy = self._playout_policy(n, me)
         won = np.zeros(n)
         values = []
         for m in legal:
@@ -550,16 +540,6 @@ def _sigmoid(x: float) -> float:
 def _np_logmeanexp(xs: Any) -> float:
     hi = float(xs.max())
     return hi + math.log(float(np.exp(xs - hi).mean()))
-
-
-def _logaddexp(a: float, b: float) -> float:
-    hi = max(a, b)
-    return hi + math.log(math.exp(a - hi) + math.exp(b - hi))
-
-
-def _logmeanexp(xs: list[float]) -> float:
-    hi = max(xs)
-    return hi + math.log(sum(math.exp(x - hi) for x in xs) / len(xs))
 
 
 def _kernel() -> Any:

@@ -143,8 +143,7 @@ POLICIES = {"random": core.POLICY_RANDOM, "greedy": core.POLICY_GREEDY,
             "strong": core.POLICY_STRONG}
 
 # The heuristic policies' weights, one row per policy code: own cards freed, the others'
-# cards freed, card points when an opponent is down to two cards, a closing card, random
-# tie-break noise, own cards playable next, the others' cards made playable now.
+# cards freed, card points when an opponent is down to two cards, random tie-break noise.
 # "greedy" (and "epsilon") count own cards twice the others'; "sensible" has the proportions
 # fitted to the expert bot's choices (own cards ten times the others') with much more noise:
 # as a model of the opponents in playouts a near-deterministic one is brittle (with all
@@ -153,11 +152,11 @@ POLICIES = {"random": core.POLICY_RANDOM, "greedy": core.POLICY_GREEDY,
 # over the weights in kernel self-play (48.4% wins against three random players, 27.9%
 # against three sensible ones); the master plays its own later moves so.
 WEIGHTS = np.array([
-    [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],  # random: unused
-    [2.0, 1.0, 0.3, 0.0, 0.5, 0.0, 0.0],  # greedy
-    [2.0, 1.0, 0.3, 0.0, 0.5, 0.0, 0.0],  # epsilon (greedy nine moves in ten)
-    [10.0, 1.0, 0.5, 0.0, 8.0, 0.0, 0.0],  # sensible
-    [10.0, 0.5, 0.5, 0.0, 0.5, 0.0, 0.0],  # strong
+    [0.0, 0.0, 0.0, 0.0],  # random: unused
+    [2.0, 1.0, 0.3, 0.5],  # greedy
+    [2.0, 1.0, 0.3, 0.5],  # epsilon (greedy nine moves in ten)
+    [10.0, 1.0, 0.5, 8.0],  # sensible
+    [10.0, 0.5, 0.5, 0.5],  # strong
 ], np.float64)
 
 

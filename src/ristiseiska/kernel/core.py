@@ -73,7 +73,6 @@ _ZERO = np.uint64(0)
 _RANK7 = np.uint64(sum(1 << (s * 13 + 6) for s in range(4)))
 _RANK678 = np.uint64(sum(1 << (s * 13 + r) for s in range(4) for r in (5, 6, 7)))
 _FULL = np.uint64(FULL)
-_SUIT = np.uint64((1 << 13) - 1)
 
 
 @intrinsic
@@ -182,16 +181,13 @@ _INV53 = 1.0 / 9007199254740992.0
 
 
 @njit(inline="always")
-def _heuristic_pick(lm, h, hands, n, seat, behind, values, state, w, pos_of, lo, hi, params,
-                    line, playable):
+def _heuristic_pick(lm, h, hands, n, seat, behind, values, state, w):
     """An expert-like choice among the legal cards ``lm`` of ``seat`` (hand ``h``): prefer the
     card behind which (``behind[c]``: the cards that can only follow it) lie most of one's own
     cards (weight ``w[0]``) and fewest of the others' (``w[1]``; so sixes and eights stay
     back as blocks); when an opponent is down to two cards, dump expensive cards (``w[2]`` per
-    point); a closing card (ace or king: an extra move) scores ``w[3]``; ties are broken by
-    noise of size ``w[4]``; with the card laid, each of one's own cards that can be played
-    next scores ``w[5]`` and each of the others' cards that becomes playable ``w[6]``.
-    Returns the new state, the chosen card's index among the bits of ``lm`` and its score."""
+    point); ties are broken by noise of size ``w[3]``. Returns the new state, the chosen
+    card's index among the bits of ``lm`` and its score."""
     others = _ZERO
     near = False
     for j in range(n):
@@ -210,28 +206,8 @@ def _heuristic_pick(lm, h, hands, n, seat, behind, values, state, w, pos_of, lo,
         key = w[0] * popcount(b & h) - w[1] * popcount(b & others)
         if near:
             key += w[2] * values[c]
-        p = pos_of[c % 13]
-        if p == 1 or p == 13:
-            key += w[3]
-        if w[5] != 0.0 or w[6] != 0.0:  # look at the table with the card laid
-            s = c // 13
-            lo_s = lo[s]
-            hi_s = hi[s]
-            if lo_s == 0:
-                lo[s] = p
-                hi[s] = p
-            elif p < lo_s:
-                lo[s] = p
-            else:
-                hi[s] = p
-            fit = suit_fits(s, lo, hi, params, line, True)
-            lo[s] = lo_s
-            hi[s] = hi_s
-            after = (playable & ~(_SUIT << np.uint64(13 * s))) | fit
-            key += w[5] * popcount(h & after & ~(_ONE << np.uint64(c)))
-            key += w[6] * popcount(others & after & ~playable)
         state, r = next_random(state)
-        key += w[4] * np.float64(r >> np.uint64(11)) * _INV53
+        key += w[3] * np.float64(r >> np.uint64(11)) * _INV53
         if key > best_key:
             best_key = key
             best_k = i
@@ -313,8 +289,7 @@ def play_out(hands, n, lo, hi, seat, more, receiver, aux, turns, chips, pens, pa
                 cnt = popcount(lm)
                 if pol != POLICY_RANDOM:  # a heuristic: its row of weights
                     state, k, key = _heuristic_pick(lm, h, hands, n, seat, behind, values, state,
-                                                    weights[pol], pos_of, lo, hi,
-                                                    params, line, playable)
+                                                    weights[pol])
                     if key < 0.0:  # the best next card helps the others more: stop
                         k = cnt
                 else:
@@ -370,8 +345,7 @@ def play_out(hands, n, lo, hi, seat, more, receiver, aux, turns, chips, pens, pa
                 elif cnt > 1:
                     if pol != POLICY_RANDOM:  # a heuristic: its row of weights
                         state, k, key = _heuristic_pick(lm, h, hands, n, seat, behind, values,
-                                                        state, weights[pol], pos_of, lo, hi,
-                                                    params, line, playable)
+                                                        state, weights[pol])
                     else:
                         state, k = below(state, cnt)
                 else:
