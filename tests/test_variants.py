@@ -82,7 +82,7 @@ def test_v5_first_ace_low_closes_every_high_pile_already_at_king() -> None:
     assert "CA" in plays(g) and "CA@high" not in plays(g)
 
 
-def test_v5_first_ace_high_closes_low_piles_at_two_and_twos_never_give_extra_move() -> None:
+def test_v5_first_ace_high_closes_low_piles_at_two_then_piles_close_as_in_the_base_game() -> None:
     g = v5_game()
     lay(g, "C7 C6 C8 C5 C4 C3 C2 " + SPADES_UP)
     until_turn(g, 0)
@@ -92,15 +92,31 @@ def test_v5_first_ace_high_closes_low_piles_at_two_and_twos_never_give_extra_mov
     assert v.rows[0].low_closed  # clubs' low pile at 2 is complete under "ace high"
     assert row_ranks(g, "S") == list(range(6, 14)) + [1]
     g.push_text("stop")
-    # a 2 completing a low pile now closes it, but only aces give the extra move [decision]
+    # After the first ace (RULES.md V5, revised): a 2 completing a low pile closes it and
+    # gives the extra move, as the closing card of the base game does.
     lay(g, SPADES_DOWN)
     assert g.view(0).rows[3].low_closed
-    assert g.to_move == 1 and g.phase == "turn"
-    # kings likewise: clubs high pile completed by a king (then the ace) -- no extra move on K
+    assert g.phase == "more" and g.to_move == 0 and str(g.events[-1].card) == "S2"
+    g.push_text("stop")
+    # a king is not a closing card with the ace high: the ace after it is
     lay(g, "C9 C10 CJ CQ CK")
-    assert g.to_move == 1 and g.phase == "turn"
+    assert g.phase == "turn"
     lay(g, "CA")
     assert g.phase == "more"
+
+
+def test_v5_after_first_ace_low_a_king_completing_a_pile_gives_the_extra_move() -> None:
+    # The case of issue 13: aces low fixed by the first ace, then a king completes a high pile.
+    g = v5_game()
+    lay(g, "C7 S7 S6 S8 " + SPADES_DOWN)
+    until_turn(g, 0)
+    g.push_text("SA@low")  # the first ace: spades' low pile closes, the end is low for all
+    assert g.phase == "more" and g.to_move == 0
+    g.push_text("stop")
+    lay(g, "C6 C8 C9 C10 CJ CQ")
+    lay(g, "CK")  # completes clubs' high pile: closes it and gives the extra move
+    assert g.view(0).rows[0].high_closed
+    assert g.phase == "more" and g.events[-1].card is not None and str(g.events[-1].card) == "CK"
 
 
 def test_v5_refuses_the_wrong_end() -> None:
