@@ -36,6 +36,7 @@ def snapshot(g: Game) -> tuple[Any, ...]:
         tuple(t.lo), tuple(t.hi), tuple(tuple(sorted(o.items())) for o in t.occupant),
         t.playable, g.to_move, g.turn_seat, g.phase, tuple(g.events), g.token_holder,
         tuple(g.stock), g.pot, tuple(g.chips_paid), tuple(g.out_order), tuple(g.penalties),
+        tuple(g.token_fines),
         tuple(g.legal_moves()), g.result,
     )
 
