@@ -314,3 +314,14 @@ def test_per_miss_fines_conserve_cards_end_and_replay(n: int, seed: int, play: i
     if k is not None:
         rec["result"]["token_fines"][k] += 1
         assert "token_fines" in (check_record(rec) or "")
+
+
+def test_v18_fines_show_in_the_terminal_players_panel() -> None:
+    from ristiseiska.tui.widgets import render_players
+
+    g = Game(PER_MISS, 2, hands=hands_with(2, {1: "C9 SK"}, rest=0), dealer=1)
+    push(g, "C7", "token", "C6", "token")
+    assert g.view(0).to_dict()["token_fines"] == [0, 2]
+    text = render_players(g.view(0), "en").plain
+    assert "fines 2" in text and "A fine of 21 for every turn missed." in text
+    assert "sakkoja 2" in render_players(g.view(1), "fi").plain
