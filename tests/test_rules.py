@@ -143,6 +143,8 @@ def test_every_option_has_help_and_is_reachable_alone() -> None:
             base: dict[str, object] = {option: value}
             if option == "hoarding":
                 base["failure"] = "token"
+            if option == "first_ace_closing":
+                base["ace"] = "first-decides"
             if option == "layout" and value == "upward":
                 base.update(opening="any", order="both")
             Rules(**base)  # type: ignore[arg-type]

@@ -278,3 +278,57 @@ def test_v16_chips_for_cannot_play() -> None:
     assert g.to_move == 2 and legal(g) == {"chip"}
     g.push_text("chip")
     assert g.pot == pot + 1 and g.chips_paid[2] == 3
+
+
+def _king_after_first_ace_deal(rules: Rules) -> Game:
+    """A seeded deal played until a king or 2 completes a pile after the first ace (a king
+    or 2 that gives the extra move only under the revised V5), then on to its end."""
+    for seed in range(400):
+        g = Game(rules, 3, seed=seed)
+        rng = __import__("random").Random(seed)
+        hit = False
+        while not g.is_over():
+            m = rng.choice(g.legal_moves())
+            fixed = g.table.ace_end is not None
+            seat = g.to_move
+            g.push(m)
+            if not (fixed and m.kind == "play" and m.card is not None
+                    and m.card.rank in (2, 13) and not g.is_over()):
+                continue
+            end = "high" if m.card.rank == 13 else "low"
+            can_go_on = any((g.table.playable >> int(c)) & 1 for c in g.hand(seat))
+            if g.table.is_closed(m.card.suit, end) and can_go_on:
+                hit = True  # under the base rule this card gives the extra move
+        if hit:
+            return g
+    raise AssertionError("no deal with a closing king or 2 after the first ace")
+
+
+def test_v5_old_records_replay_with_aces_only_and_new_ones_with_the_base_rule() -> None:
+    """Issue 13 changed V5. A record written before ``first_ace_closing`` existed lacks the
+    option and replays under the older reading (aces only); new records carry ``base``."""
+    import json
+
+    from ristiseiska.record import check_record, dumps_record, record_from_game, rules_of_record
+
+    new = _king_after_first_ace_deal(FIRST_ACE)
+    rec = json.loads(dumps_record(record_from_game(new)))
+    assert rec["rules"]["first_ace_closing"] == "base" and check_record(rec) is None
+    # the same deal in an old record (no option): it does not replay, the rules differ
+    del rec["rules"]["first_ace_closing"]
+    assert rules_of_record(rec).first_ace_closing == "aces-only"
+    assert check_record(rec) is not None
+    # a deal played under the older reading, written as an old record, replays
+    old = _king_after_first_ace_deal(FIRST_ACE.replace(first_ace_closing="aces-only"))
+    old_rec = json.loads(dumps_record(record_from_game(old)))
+    del old_rec["rules"]["first_ace_closing"]
+    assert check_record(old_rec) is None
+    # without the first-ace rule an old record is unaffected
+    plain = json.loads(dumps_record(record_from_game(Game(Rules(), 3, seed=1))))
+    del plain["rules"]["first_ace_closing"]
+    assert rules_of_record(plain).first_ace_closing == "base"
+
+
+def test_v5_aces_only_needs_the_first_ace_rule() -> None:
+    with pytest.raises(Exception, match="first_ace_closing='aces-only' needs ace='first-decides'"):
+        Rules(first_ace_closing="aces-only")

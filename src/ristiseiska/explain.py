@@ -233,7 +233,8 @@ def explain_rules(rules: Rules, lang: str = "fi") -> str:
         if r.layout == "upward":
             add("core.explain.extra_upward")
         elif r.ace == "first-decides":
-            add("core.explain.extra_first_ace")
+            add("core.explain.extra_first_ace" + (
+                "" if r.first_ace_closing == "base" else "_aces_only"))
         else:
             add("core.explain.extra_move", low_end=low_end, high_end=high_end)
     elif not r.multi_play:

@@ -609,7 +609,8 @@ class Game:
         # still open at both ends), so ``closing`` is already right: the first ace closes its
         # pile (its player alone gets the extra move, however many piles close with it), and
         # after it piles close as in the base game.
-        more = r.multi_play or (closing and r.extra_move)
+        more = r.multi_play or (closing and r.extra_move and (
+            r.first_ace_closing == "base" or t % 13 == 0))  # old records: aces only
         if more and self._has_play(seat):
             self._phase = MORE
         else:

@@ -42,6 +42,10 @@ CHOICES: dict[str, dict[str, str]] = {
         "high": "the ace is above the king",
         "first-decides": "aces fit at either end until the first ace fixes the end for all suits",
     },
+    "first_ace_closing": {
+        "base": "after the first ace, the card completing a pile closes it and gives the extra move",
+        "aces-only": "only aces give the extra move (the reading before issue 13; old records)",
+    },
     "layout": {
         "rows": "each suit builds down and up from its centre card",
         "upward": "the first card's rank starts every suit, which builds upward, wrapping K to A",
@@ -92,6 +96,7 @@ OPTION_HELP: dict[str, str] = {
     "opening": "card that must open the deal ('C7'), or 'any' for a free start",
     "order": "how the two neighbours of the centre card open",
     "ace": "where the ace goes",
+    "first_ace_closing": "with the first ace deciding: which closing cards give the extra move after it",
     "layout": "how suits are built",
     "extra_move": "after a closing card (ace or king) the player may play one more card",
     "multi_play": "a player may play several cards in one turn",
@@ -130,6 +135,7 @@ class Rules:
     opening: str = "C7"
     order: str = "low-first"
     ace: str = "low"
+    first_ace_closing: str = "base"
     layout: str = "rows"
     extra_move: bool = True
     multi_play: bool = False
@@ -233,6 +239,14 @@ class Rules:
 
 
 OPTION_NAMES = frozenset(f.name for f in fields(Rules) if f.name != "name")
+
+# Options whose value a record written before the option existed must take (when the record's
+# rules block lacks it) to replay as it was played, if that differs from the default. Issue 13
+# changed V5: before it, only aces gave the extra move under ``ace = "first-decides"``.
+LEGACY_VALUES: dict[str, tuple[Any, str, Any]] = {
+    # option: (its value for old records, only when this option, has this value)
+    "first_ace_closing": ("aces-only", "ace", "first-decides"),
+}
 _FIELD_TYPES = {f.name: f.type for f in fields(Rules)}
 
 
@@ -284,6 +298,10 @@ def _validate(r: Rules) -> None:
             raise RulesError(f"layout='upward' and ace={r.ace!r} conflict: suits wrap from king to ace")
         if r.order != "both":
             raise RulesError(f"layout='upward' and order={r.order!r} conflict: suits build one way only (use order='both')")
+    if r.first_ace_closing != "base" and r.ace != "first-decides":
+        raise RulesError(
+            f"first_ace_closing={r.first_ace_closing!r} needs ace='first-decides'"
+        )
     if r.ace == "first-decides" and r.center in (2, 12):
         raise RulesError(
             f"ace='first-decides' and center={r.center} conflict: the centre needs at least two cards on each side"
