@@ -325,3 +325,27 @@ def test_v18_fines_show_in_the_terminal_players_panel() -> None:
     text = render_players(g.view(0), "en").plain
     assert "fines 2" in text and "A fine of 21 for every turn missed." in text
     assert "sakkoja 2" in render_players(g.view(1), "fi").plain
+
+
+def test_web_editor_offers_the_new_options_and_preset() -> None:
+    """The browser's house-rule editor is built from /api/meta: it must list the new option
+    values and the new preset, and the table set-up must accept and refuse as the rules do."""
+    pytest.importorskip("fastapi")
+    from ristiseiska.web.app import ActionError, build_config, lobby_meta
+
+    meta = lobby_meta("en")
+    opts = meta["options"]
+    assert opts["token_mode"]["choices"] == ["object", "per-miss"]
+    assert opts["token_mode"]["choice_labels"]["per-miss"] == "a fine for every turn missed"
+    assert opts["stock_opening"]["choices"] == ["laid-out", "dealt"]
+    assert opts["first_ace_closing"]["choices"] == ["base", "aces-only"]
+    presets = {p["name"]: p for p in meta["presets"]}
+    assert presets["domino-fan-tan"]["title"] == "Domino Fan Tan"
+    assert presets["domino-fan-tan"]["rules"]["stock_opening"] == "dealt"
+    assert presets["fan-tan"]["rules"]["ante"] is False
+    seats = [{"kind": "friend", "name": "A"}, {"kind": "bot", "bot": "expert"}]
+    build_config({"preset": "domino-fan-tan", "seats": seats})
+    build_config({"preset": "ristiseiska", "seats": seats * 2,
+                  "options": {"token_mode": "per-miss"}})
+    with pytest.raises(ActionError, match="kahdestaan-pakka"):
+        build_config({"preset": "ristiseiska-pyynto", "seats": seats})
