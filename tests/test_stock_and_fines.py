@@ -349,3 +349,25 @@ def test_web_editor_offers_the_new_options_and_preset() -> None:
                   "options": {"token_mode": "per-miss"}})
     with pytest.raises(ActionError, match="kahdestaan-pakka"):
         build_config({"preset": "ristiseiska-pyynto", "seats": seats})
+
+
+@pytest.mark.asyncio
+async def test_terminal_setup_offers_domino_fan_tan_for_two(tmp_path) -> None:
+    from textual.widgets import Input, Select
+
+    from ristiseiska.tui.app import GameScreen, PlayApp, SetupScreen, default_settings
+
+    app = PlayApp(default_settings(seed=3, pace=0.0), data_dir_path=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        assert isinstance(app.screen, SetupScreen)
+        select = app.screen.query_one("#preset", Select)
+        select.value = "domino-fan-tan"
+        await pilot.pause()
+        assert app.screen.query_one("#players", Input).value == "2"  # kept within 2–2
+        await pilot.press(*"Aino", "enter")
+        await pilot.pause()
+        assert isinstance(app.screen, GameScreen)
+        s = app.session
+        assert s is not None and s.game.rules.stock and s.game.n == 2
+        assert sorted(all_cards(s.game)) == sorted(int(c) for c in full_deck())
+        assert len(s.game.initial_stock) == 18 and s.game.initial_table == ()
