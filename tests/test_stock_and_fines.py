@@ -371,3 +371,22 @@ async def test_terminal_setup_offers_domino_fan_tan_for_two(tmp_path) -> None:
         assert s is not None and s.game.rules.stock and s.game.n == 2
         assert sorted(all_cards(s.game)) == sorted(int(c) for c in full_deck())
         assert len(s.game.initial_stock) == 18 and s.game.initial_table == ()
+
+
+def test_rules_command_explains_domino_fan_tan_and_fines(capsys) -> None:
+    from ristiseiska.cli import main
+
+    assert main(["rules", "--preset", "domino-fan-tan", "--lang", "en", "--format", "markdown"]) == 0
+    out = capsys.readouterr().out
+    assert "# Rules: Domino Fan Tan" in out
+    assert "Each player is dealt 17 cards" in out and "the other 18 cards make a face-down stock" in out
+    assert "If neither player holds it, it is in the stock" in out
+    assert "every card is 1 point" in out and "reaches 100" in out
+    from ristiseiska.explain import explain_rules
+
+    fi = explain_rules(Rules(token_mode="per-miss"), "fi")
+    en = explain_rules(Rules(token_mode="per-miss"), "en")
+    assert "Jokainen väliin jäänyt vuoro on oma sakkonsa" in fi
+    assert "Every fine adds 21 points to whoever took it" in en
+    fan = explain_rules(preset("fan-tan"), "en")
+    assert "before the deal" not in fan  # no ante in the preset
