@@ -378,8 +378,7 @@ PRESETS: dict[str, tuple[str, dict[str, Any]]] = {
     "free-fan-tan": (
         "Free Fan Tan: the first card's rank starts every suit, which builds upward with wrap",
         {"opening": "any", "layout": "upward", "order": "both", "failure": "chip",
-         "extra_move": False, "card_values": "one", "ante": True, "short_hand_chip": True,
-         "pay_per_card": True, "min_players": 3},
+         "extra_move": False, "card_values": "one", "min_players": 3},
     ),
     "ristikasi": (
         "Ristikasi: clubs eight opens, eights in the centre, token 20, to 100 points",
@@ -400,7 +399,7 @@ PRESETS: dict[str, tuple[str, dict[str, Any]]] = {
     ),
     "kahdestaan-pakka": (
         "Two players: seven of clubs on the table, a stock of 17 to draw from",
-        {"stock": True, "failure": "pass", "min_players": 2, "max_players": 2},
+        {"stock": True, "min_players": 2, "max_players": 2},
     ),
     "domino-fan-tan": (
         "Domino Fan Tan: Sjuan for two, 17 cards each and a stock of 18 to draw from",
