@@ -407,10 +407,25 @@ def test_v13_draw_ends_the_turn_and_the_card_waits() -> None:
     assert "C6" in legal(g)
 
 
-def test_v13_empty_stock_means_pass() -> None:
+def test_v13_empty_stock_means_the_base_failure_rule() -> None:
+    # kahdestaan-pakka is V13 on the default game: once the stock is empty, the token.
     g = v13_game("HQ")
     push(g, "D7", "draw")
     assert g.stock == []
+    g.push(first_play(g))
+    seat = g.to_move
+    assert legal(g) == {"token"}
+    push(g, "token")
+    assert g.events[-1].type == "token" and g.token_holder == seat
+
+
+def test_v13_empty_stock_with_pass_rules() -> None:
+    rules = preset("kahdestaan-pakka").replace(failure="pass")
+    in_stock = cards("HQ")
+    mine = " ".join(str(c) for c in cards(far()) if c not in in_stock)
+    hands = hands_with(2, {0: mine}, rest=1, rules=rules, exclude=in_stock + cards("C7"))
+    g = Game(rules, 2, hands=hands, stock=in_stock, dealer=0)
+    push(g, "D7", "draw")
     g.push(first_play(g))
     assert legal(g) == {"pass"}
     push(g, "pass")

@@ -267,7 +267,10 @@ def test_v16_start_with_king_wraps_to_ace() -> None:
 
 
 def test_v16_chips_for_cannot_play() -> None:
-    r = preset("free-fan-tan")
+    # The preset has V15's extra chip rules off (RULES.md V16: "as V15"); they stay options.
+    base = preset("free-fan-tan")
+    assert (base.ante, base.short_hand_chip, base.pay_per_card) == (False, False, False)
+    r = base.replace(ante=True, short_hand_chip=True, pay_per_card=True)
     g = game(r, 3, {0: suit_cards("S"), 2: "H6 H7 H8"}, rest=1, dealer=2)
     pot = g.pot
     assert pot == 3 + 2  # everyone antes; seats 0 and 2 were dealt fewer cards and add one
