@@ -91,11 +91,11 @@ function MiniFace({ code, faint = false }) {
 
 // A card in the hand: always focusable (the arrows reach every card); unplayable ones are
 // aria-disabled rather than disabled so focus never falls out of the hand.
-function HandCard({ code, legal, playable, tabIndex, onClick, onFocus }) {
+function HandCard({ code, legal, playable, tabIndex, onClick, onFocus, onBlur }) {
   const name = cardName(code);
   return html`<button class="card" data-card=${code} data-legal=${legal ? "true" : undefined}
       aria-label=${name} title=${name} aria-disabled=${playable ? undefined : "true"} tabindex=${tabIndex}
-      onClick=${onClick} onFocus=${onFocus}><${CardFace} code=${code}/></button>`;
+      onClick=${onClick} onFocus=${onFocus} onBlur=${onBlur}><${CardFace} code=${code}/></button>`;
 }
 // A card shown face up outside the hand (results, replays).
 function Card({ code }) {
@@ -519,11 +519,11 @@ function TablePage({ id, lang }) {
         <div class=${"status" + (myTurn ? " mine" : "") + (cannot ? " cannot" : "")} role="status" data-testid="status">${status}</div>
         ${view && view.phase === "over" && html`<${Result} view=${view} names=${names} sheet=${sheet} you=${you} send=${send}/>`}
         ${view && you !== null && html`<section class="handarea" aria-label=${t("web.table.hand")}>
-          <div class="hand" data-testid="hand" ref=${handRef} onKeyDown=${handKeys}
-              onFocusIn=${() => { handFocus.current.inside = true; }}
-              onFocusOut=${(e) => { if (e.relatedTarget && !e.currentTarget.contains(e.relatedTarget)) handFocus.current.inside = false; }}>
+          <div class="hand" data-testid="hand" ref=${handRef} onKeyDown=${handKeys}>
             ${hand.map((c, i) => html`<${HandCard} key=${c} code=${c} legal=${myTurn && !!byCard[c]} playable=${myTurn && !!byCard[c] && !pending}
-                tabIndex=${i === focusIndex ? 0 : -1} onFocus=${() => { handFocus.current.index = i; }} onClick=${() => clickCard(c)}/>`)}
+                tabIndex=${i === focusIndex ? 0 : -1} onFocus=${() => { handFocus.current = { inside: true, index: i }; }}
+                onBlur=${(e) => { if (e.relatedTarget && !handRef.current?.contains(e.relatedTarget)) handFocus.current.inside = false; }}
+                onClick=${() => clickCard(c)}/>`)}
           </div>
           <div class="actions">
             ${myTurn && other.map((m) => html`<button class="primary" data-action=${m} title=${FORCED.includes(m) ? "T" : m === "stop" ? (lang === "fi" ? "L" : "E") : ""} onClick=${() => play(m)}>${state.labels?.[m] || m}</button>`)}
