@@ -1,6 +1,6 @@
 """Screenshots of the browser game for the docs, and its page weight and first-render time.
 
-    python -m ristiseiska.web.shots                 # docs/img/*.png, Finnish and English
+    python -m ristiseiska.web.shots                 # docs/img/*.jpeg, Finnish and English
     python -m ristiseiska.web.shots --lang en --out /tmp/shots
     python -m ristiseiska.web.shots --measure       # only print the page weight and timings
 
@@ -163,7 +163,8 @@ async def measure(browser: Any, base: str) -> dict[str, Any]:
             "board_shown_ms": round(board_ms)}
 
 
-async def shoot(out: Path, langs: list[str], only_measure: bool) -> dict[str, Any]:
+async def shoot(out: Path, langs: list[str], only_measure: bool,
+                fmt: str = "jpeg") -> dict[str, Any]:
     from playwright.async_api import async_playwright
 
     chromium = shutil.which("chromium") or "/usr/bin/chromium"
@@ -181,8 +182,10 @@ async def shoot(out: Path, langs: list[str], only_measure: bool) -> dict[str, An
                 out.mkdir(parents=True, exist_ok=True)
 
                 async def save(page: Any, name: str, full: bool = False) -> None:
-                    path = out / name
-                    await page.screenshot(path=str(path), full_page=full)
+                    # JPEG keeps the committed images small (a PNG of the table is ~350 KB)
+                    path = out / name.replace(".png", f".{fmt}")
+                    extra: dict[str, Any] = {"quality": 62} if fmt == "jpeg" else {}
+                    await page.screenshot(path=str(path), full_page=full, type=fmt, **extra)
                     written.append(str(path))
 
                 for lang in langs:
@@ -227,10 +230,15 @@ async def _has(page: Any, selector: str) -> bool:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m ristiseiska.web.shots", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--out", type=Path, default=Path("docs/img"), help="folder for the PNG files (default docs/img)")
-    ap.add_argument("--lang", choices=["fi", "en", "both"], default="both", help="language of the screenshots")
+    ap = argparse.ArgumentParser(prog="python -m ristiseiska.web.shots",
+                                 description=(__doc__ or "").split("\n\n")[0])
+    ap.add_argument("--out", type=Path, default=Path("docs/img"),
+                    help="folder for the images (default docs/img)")
+    ap.add_argument("--lang", choices=["fi", "en", "both"], default="both",
+                    help="language of the screenshots")
     ap.add_argument("--measure", action="store_true", help="only print page weight and timings")
+    ap.add_argument("--format", choices=["jpeg", "png"], default="jpeg",
+                    help="image format (default jpeg: small files)")
     args = ap.parse_args(argv)
     try:
         import playwright  # noqa: F401
@@ -239,7 +247,7 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)
         return 2
     langs = ["fi", "en"] if args.lang == "both" else [args.lang]
-    result = asyncio.run(shoot(args.out, langs, args.measure))
+    result = asyncio.run(shoot(args.out, langs, args.measure, args.format))
     m = result["measure"]
     print(f"page weight: {m['bytes'] / 1024:.0f} KiB in {m['requests']} requests (cold cache)")
     print(f"first paint: {m['first_paint_ms']} ms, first contentful paint: "

@@ -461,7 +461,7 @@ function TablePage({ id, lang }) {
   let cannot = false;
   if (waiting) status = t("webtable.waiting.status");
   else if (view) {
-    if (view.phase === "over") status = t("web.result.title");
+    if (view.phase === "over") status = "";  // the result panel right below says it all
     else if (myTurn && view.phase === "give") {
       const to = view.history.length ? view.history[view.history.length - 1].seat : null;
       status = t("web.table.give", { name: to !== null ? names[to] : "?" });
