@@ -396,7 +396,8 @@ function TablePage({ id, lang }) {
     if (!h || !handFocus.current.inside) return;
     if (h.contains(document.activeElement)) return;
     const btns = [...h.querySelectorAll("button.card")];
-    if (btns.length) btns[Math.min(handFocus.current.index, btns.length - 1)].focus();
+    // no scrolling: the page must not jump under the player after a move
+    if (btns.length) btns[Math.min(handFocus.current.index, btns.length - 1)].focus({ preventScroll: true });
   });
 
   const play = (m) => {
@@ -600,7 +601,11 @@ function rankCode(r) { return RANK_NAME[r] || String(r); }
 // out as the table's rules say (the server sends the line of ranks and each row's ends).
 function Board({ view, lastPlay, mark, you = null, handRef = null, replay = false }) {
   const L = view.layout;
-  const cols = L && L.line.length ? L.line.length : 13;
+  // Slots outside min..max are gone for every row alike (the first ace closed the other ace
+  // end), so leaving them out keeps the columns aligned.
+  const first = L && L.line.length ? L.min : 0;
+  const last = L && L.line.length ? L.max : 12;
+  const cols = last - first + 1;
   const boardRef = useRef(null);
   const seen = useRef(null);
   const key = lastPlay ? `${lastPlay.index}:${lastPlay.card}` : "";
@@ -628,15 +633,13 @@ function Board({ view, lastPlay, mark, you = null, handRef = null, replay = fals
     for (const j of r.jokers || []) jokers[j.joker] = j.as;
     const suffix = mark && r.deck ? "+" : "";
     const cells = [];
-    for (let k = 0; k < cols; k++) {
-      const gone = L && L.line.length && (k < L.min || k > L.max);
+    for (let k = first; k <= last; k++) {
       const center = L && k === L.center;
-      if (gone) { cells.push(html`<span class="slot gone" aria-hidden="true"></span>`); continue; }
       if (lo >= 0 && k >= lo && k <= hi) {
         const c = r.cards[k - lo];
         const isLast = !!(lastPlay && lastPlay.row === r.row && (lastPlay.card === c || (lastPlay.as && lastPlay.as === jokers[c])))
           || !!(lastPlay && lastPlay.row === undefined && lastPlay.card === c);
-        const closed = (k === lo && r.low_closed && k === (L ? L.min : 0)) ? "low" : (k === hi && r.high_closed && k === (L ? L.max : cols - 1)) ? "high" : undefined;
+        const closed = (k === lo && r.low_closed && k === first) ? "low" : (k === hi && r.high_closed && k === last) ? "high" : undefined;
         const as = jokers[c];
         const label = as ? t("webtable.joker_as", { joker: cardName(c), card: cardName(as) }) : cardName(c);
         cells.push(html`<span class=${"bcard" + (center ? " center" : "")} data-card=${c} role="img" aria-label=${label + (closed ? ` (${t("webtable.closed")})` : "")}
