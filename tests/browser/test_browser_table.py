@@ -130,6 +130,19 @@ async def test_two_decks_draw_eight_rows_and_ace_high_its_own_line(live_server: 
     assert await no_sideways_scroll(page)
 
 
+async def test_on_a_phone_the_log_and_scores_are_one_tap_away(live_server: LiveServer,
+                                                              browser: Any) -> None:
+    page, _tid = await seated(browser, live_server, PHONE)
+    for action, panel in (("show-log", "#log-panel"), ("show-sheet", "#sheet-panel")):
+        await page.evaluate("window.scrollTo(0, 0)")
+        await page.click(f"[data-action={action}]")
+        top = await page.locator(panel).evaluate("e => e.getBoundingClientRect().top")
+        assert 0 <= top < PHONE["height"] / 2, (action, top)
+    assert await page.locator("[data-action=show-log]").is_visible()
+    desk, _ = await seated(browser, live_server, DESKTOP)
+    assert not await desk.locator("[data-action=show-log]").is_visible()  # beside the table
+
+
 # -- what just happened -------------------------------------------------------------------------
 
 @pytest.mark.parametrize("motion", ["no-preference", "reduce"])
@@ -335,6 +348,7 @@ async def test_the_first_deal_waits_for_every_friend(live_server: LiveServer, br
     table = live_server.table(tid)
     await a.wait_for_selector("[data-testid=waiting]")
     assert await a.locator("[data-action=start-now]").count() == 1  # the host may start
+    assert await a.locator("[data-action=replace]").count() == 0  # nobody to replace yet
     await a.wait_for_timeout(500)
     assert table.game.moves == [] and not table.started
     b = await (await browser.new_context(viewport=size, is_mobile=phone)).new_page()
@@ -391,7 +405,8 @@ async def test_small_things(live_server: LiveServer, browser: Any) -> None:
     await page.dispatch_event("[data-option=jokers]", "change")
     await page.click("[data-action=create]")
     err = await page.locator("[data-testid=lobby-error]").inner_text()
-    assert "jokers=" not in err and "failure" not in err and "Näitä sääntöjä" in err
+    assert "jokers" not in err and "failure" not in err and "needs" not in err
+    assert "Näitä sääntöjä ei voi yhdistää" in err
 
     page, tid = await seated(browser, live_server, DESKTOP, seed=5)
     # counts use the right number: every count is "1 kortti" or "N korttia"

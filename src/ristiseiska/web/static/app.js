@@ -123,14 +123,19 @@ function App() {
 
 // --- lobby ---------------------------------------------------------------------------------
 // A refusal of the rules names options as the engine spells them ("jokers=2 needs
-// failure='ask'"); the page shows the lobby's own labels for them instead.
+// failure='ask'"); the page names them with the lobby's own labels instead. The engine's
+// sentence is English, so a Finnish page lists the options to look at and leaves it out.
 function friendlyRulesError(message, meta) {
-  let out = message;
+  const named = [];
+  let detail = message;
   for (const [name, opt] of Object.entries(meta.options)) {
-    out = out.replace(new RegExp(`\\b${name}=(['"]?)([\\w-]+)\\1`, "g"), (m, q, v) => `${opt.label}: ${opt.choice_labels[v] || v}`);
-    out = out.replace(new RegExp(`\\b${name}\\b`, "g"), opt.label);
+    if (!new RegExp(`\\b${name}\\b`).test(message)) continue;
+    named.push(opt.label);
+    detail = detail.replace(new RegExp(`\\b${name}=(['"]?)([\\w-]+)\\1`, "g"), (m, q, v) => `${opt.label}: ${opt.choice_labels[v] || v}`);
+    detail = detail.replace(new RegExp(`\\b${name}\\b`, "g"), opt.label);
   }
-  return t("webtable.err.bad-rules", { detail: out });
+  const head = t("webtable.err.bad-rules", { options: named.join(", ") || "–" });
+  return document.documentElement.lang === "en" ? `${head} (${detail})` : head;
 }
 
 function Lobby({ lang }) {
@@ -580,7 +585,7 @@ function Seat({ s, i, view, you, log, waiting, mine = false, isHost = false, sen
       ${view && view.chips_paid && view.chips_paid[i] > 0 && html` <span class="chips">${t("web.table.chips", { n: view.chips_paid[i] })}</span>`}
       ${toMove && html` <span class=${"turnmark" + (botPlays ? " thinking" : "")} data-testid=${botPlays ? "thinking" : "to-move"}>${botPlays ? t("webtable.thinking") : t("webtable.to_move")}</span>`}</div>
     ${act && html`<div class=${"bubble" + (act.fresh ? " fresh" : "")} data-testid="bubble">${act.text}</div>`}
-    ${isHost && s.kind === "friend" && s.away && !s.standin && i !== you && send &&
+    ${isHost && !waiting && s.kind === "friend" && s.away && !s.standin && i !== you && send &&
       html`<button class="small" data-action="replace" data-target=${i} title=${t("webtable.replace_help")} onClick=${() => send({ type: "replace", target: i })}>${t("webtable.replace")}</button>`}
   </div>`;
 }
