@@ -386,6 +386,13 @@ function TablePage({ id, lang }) {
     if (myTurn && !wasMyTurn.current) {
       clear("error"); // an old refusal says nothing about this new turn
       if (sound) chime();
+      // Nothing has the focus (the page was just opened or clicked on the felt): put it on a
+      // playable card, so a keyboard player starts in the hand rather than eight Tabs away.
+      const h = handRef.current;
+      if (h && (!document.activeElement || document.activeElement === document.body)) {
+        const card = h.querySelector("button.card[data-legal=true]") || h.querySelector("button.card");
+        if (card) card.focus({ preventScroll: true });
+      }
     }
     wasMyTurn.current = myTurn;
   }, [myTurn, lang]);
