@@ -438,6 +438,42 @@ async def test_small_things(live_server: LiveServer, browser: Any) -> None:
     assert not page.errors
 
 
+async def test_the_table_runs_under_a_strict_content_security_policy(live_server: LiveServer,
+                                                                     browser: Any) -> None:
+    """No inline script, no eval, no style attribute in markup: the page works with a strict
+    policy (the server may send one) and the browser reports no violation."""
+    csp = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+           "connect-src 'self' ws: wss:; object-src 'none'; base-uri 'none'")
+    seats = [{"kind": "friend", "name": "A"}] + [{"kind": "bot", "bot": "basic"}] * 2
+    t = _post(f"{live_server.url}/api/tables", {"seats": seats, "seed": 3})
+    tok = _post(f"{live_server.url}/api/tables/{t['id']}/seats/0", {"name": "A"})["token"]
+    # A routed (header-changed) page counts as a public one for Chrome's local-network checks,
+    # which would then block its WebSocket to 127.0.0.1: a browser without those checks.
+    from .conftest import ARGS, CHROMIUM
+
+    own = await browser.browser_type.launch(
+        executable_path=CHROMIUM, args=[*ARGS, "--disable-features=LocalNetworkAccessChecks"])
+    ctx = await own.new_context(viewport=DESKTOP)
+    await ctx.add_init_script(
+        "window.__csp = []; document.addEventListener('securitypolicyviolation',"
+        " e => window.__csp.push(e.violatedDirective + ' ' + e.blockedURI));"
+        f"localStorage.setItem('rs.seat.{t['id']}', {json.dumps(json.dumps({'seat': 0, 'token': tok}))});")
+
+    async def with_csp(route: Any) -> None:
+        resp = await route.fetch()
+        await route.fulfill(response=resp, headers={**resp.headers, "content-security-policy": csp})
+
+    await ctx.route("**/t/*", with_csp)
+    page = await ctx.new_page()
+    await page.goto(f"{live_server.url}/t/{t['id']}")
+    await page.wait_for_selector("[data-testid=hand] [data-card]")
+    await play_until(page, lambda: _async(len(live_server.table(t["id"]).game.moves) >= 8))
+    await page.click("[data-action=rules]")
+    await page.wait_for_selector("[data-testid=rules-text]")
+    assert await page.evaluate("window.__csp") == []
+    await own.close()
+
+
 # -- accessibility ------------------------------------------------------------------------------
 
 def _axe() -> Path:
