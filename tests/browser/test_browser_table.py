@@ -224,7 +224,9 @@ async def test_cannot_play_status_says_why_and_what_happens(live_server: LiveSer
     await page.keyboard.press("t")  # the shortcut takes the token
     deadline = time.monotonic() + 5
     while len(live_server.table(tid).game.moves) == before:
-        assert time.monotonic() < deadline
+        assert time.monotonic() < deadline, await page.evaluate(
+            "() => [document.activeElement.outerHTML.slice(0, 80), document.querySelector("
+            "'[data-testid=status]').outerHTML, document.querySelector('.actions').outerHTML]")
         await page.wait_for_timeout(30)
     assert str(live_server.table(tid).game.moves[before]) == "token"
 

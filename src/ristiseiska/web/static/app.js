@@ -429,9 +429,13 @@ function TablePage({ id, lang }) {
   };
 
   // Keyboard shortcuts (both languages' letters work): T forced action, E/L end turn,
-  // H/V hint, R/S rules.
+  // H/V hint, R/S rules. One listener reads the newest render's values through a ref, so a
+  // key pressed right after a change never meets an old closure (effects run after paint).
+  const keyState = useRef(null);
+  keyState.current = { myTurn, other, play, modal, lang };
   useEffect(() => {
     const onKey = (e) => {
+      const { myTurn, other, play, modal, lang } = keyState.current;
       if (e.ctrlKey || e.metaKey || e.altKey || modal) return;
       const tag = (e.target.tagName || "").toLowerCase();
       if (tag === "input" || tag === "select" || tag === "textarea") return;
@@ -444,7 +448,7 @@ function TablePage({ id, lang }) {
     };
     addEventListener("keydown", onKey);
     return () => removeEventListener("keydown", onKey);
-  });
+  }, []);
 
   if (conn === "missing") return html`<div class="error">${t("web.table.no_table")} <a href="/">${t("web.table.back")}</a></div>`;
   if (!state) return html`<p class="notice">${t("web.table.connecting")}</p>`;
