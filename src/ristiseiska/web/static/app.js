@@ -505,7 +505,7 @@ function TablePage({ id, lang }) {
   const lastPlay = view ? lastPlayOf(view.history) : null;
 
   return html`
-    ${conn === "reconnecting" && html`<div class="notice" role="status">${t("web.table.reconnecting")}</div>`}
+    ${conn === "reconnecting" && html`<div class="notice conn" role="status" data-testid="reconnecting">${t("web.table.reconnecting")}</div>`}
     <div class="toolbar">
       <label class="invite">${t("web.table.invite")}: <input readonly value=${invite} ref=${inviteRef} onFocus=${(e) => e.target.select()} data-testid="invite"/></label>
       <button data-action="copy-invite" onClick=${copy}>${t("web.table.copy")}</button>
