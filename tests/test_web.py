@@ -316,6 +316,12 @@ def _check_leak(msg: dict[str, Any], seat: int, game: Any, given: dict[int, set[
     if game.rules.decks > 1:
         others -= {str(c) for c in game.hand(seat)}
     public = {k: v for k, v in msg.items() if k != "table"}  # rules name the opening card
+    if view["phase"] == "over":
+        # a finished deal shows every hand left face up (and only then)
+        assert view["final_hands"] == [[str(c) for c in game.hand(s)] for s in range(game.n)]
+        public["view"] = {k: v for k, v in view.items() if k != "final_hands"}
+    else:
+        assert "final_hands" not in view
     leaked = others & set(_strings(public))
     assert not leaked, f"seat {seat} was sent cards of other hands: {leaked}"
 

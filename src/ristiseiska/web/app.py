@@ -6,7 +6,9 @@ client → server
   ``{"type": "join", "seat": 2, "token": "…"}``   sit down with the seat token from claiming
   ``{"type": "move", "move": "H6", "id": 7}``     play (``id`` is echoed in the ack)
   ``{"type": "next-deal"}`` · ``{"type": "hint"}`` · ``{"type": "lang", "lang": "en"}`` ·
-  ``{"type": "ping"}``
+  ``{"type": "ping"}`` · ``{"type": "start"}`` (the host starts before every friend has come;
+  bots stand in) · ``{"type": "replace", "target": 2}`` (the host seats a bot for a friend
+  away past the grace time; the friend takes the seat back by joining again)
 server → client
   ``{"type": "state", "you": seat|null, "table": {…}, "sheet": {…}, "deal": n, "view": {…},
   "log": […], "labels": {…}}`` — ``view`` is ``Game.view(you).to_dict()``; a spectator's has no
@@ -40,7 +42,7 @@ from ..rules import CHOICES, OPTION_HELP, PRESETS, Rules, RulesError, preset
 from ..store import Store
 from ..view import public_event
 from . import bots as botlib
-from .tables import ActionError, Conn, LiveTable, Tables, random_seed
+from .tables import ActionError, Conn, LiveTable, Tables, board_layout, random_seed
 
 MAX_MESSAGE = 4096
 MAX_BODY = 16384
@@ -254,10 +256,12 @@ def create_app(database_url: str | None = None, bot_delay: float = 0.8,
                 return JSONResponse({"error": "no-deal", "message": "no such finished deal"},
                                     status_code=404)
         lines = [dumps_record(record_of(t, i, g)) for i, g in games]
+        # one deal and the whole match get different names, so both downloads can be kept
+        which = f"deal{deal + 1}" if deal is not None else "all"
         return PlainTextResponse("".join(line + "\n" for line in lines),
                                  media_type="application/x-ndjson",
                                  headers={"Content-Disposition":
-                                          f'attachment; filename="ristiseiska-{table_id[:8]}.jsonl"'})
+                                          f'attachment; filename="ristiseiska-{table_id[:8]}-{which}.jsonl"'})
 
     @app.get("/api/tables/{table_id}/deals/{deal}/replay")
     async def replay(table_id: str, deal: int, lang: str = "fi") -> Response:
@@ -379,6 +383,10 @@ async def handle(t: LiveTable, conn: Conn, text: str) -> None:
             conn.send(ack)
         elif kind == "next-deal":
             await t.next_deal(conn.seat)
+        elif kind == "start":
+            await t.start_now(conn.seat)
+        elif kind == "replace":
+            await t.replace(conn.seat, msg.get("target"))
         elif kind == "hint":
             conn.send(t.hint(conn.seat, i18n.norm_lang(str(msg.get("lang", "fi")))))
         elif kind == "lang":
@@ -430,7 +438,7 @@ def replay_frames(g: Game, lang: str) -> dict[str, Any]:
 
     def frame(text: str) -> dict[str, Any]:
         v = r.view(0, open_cards=True).to_dict()
-        return {"text": text, "rows": v["rows"], "hands": v.get("open_hands", {}),
+        return {"text": text, "rows": v["rows"], "layout": board_layout(r.table), "hands": v.get("open_hands", {}),
                 "hand_sizes": v["hand_sizes"], "token_holder": v["token_holder"],
                 "chips_paid": v["chips_paid"], "to_move": v["to_move"]}
 

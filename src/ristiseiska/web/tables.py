@@ -14,6 +14,7 @@ import hashlib
 import hmac
 import random
 import secrets
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,12 +25,16 @@ from ..match import Match
 from ..moves import Move, MoveError
 from ..rules import Rules
 from ..store import Store, StoredTable
+from ..table import Table
 from ..view import public_event
 from . import bots as botlib
 
 MAX_NAME = 24
 MAX_OUTBOX = 500  # messages waiting for one slow connection
 MAX_CONNECTIONS = 64  # per table: players, their reconnecting tabs and spectators
+# How long a friend must be gone before the host may seat a stand-in bot for them: long enough
+# that a page reload or a short network drop never costs anyone their seat.
+AWAY_GRACE = 20.0
 
 
 def hash_token(token: str) -> str:
@@ -69,6 +74,10 @@ class Seat:
     bot: str | None
     name: str
     token_hash: str | None = None
+    # a bot plays this friend seat for now (the friend is away or never came); the friend takes
+    # the seat back by simply coming back (joining with their token)
+    standin: bool = False
+    away_since: float | None = None  # monotonic time the friend's last connection closed
 
 
 class LiveTable:
@@ -94,6 +103,10 @@ class LiveTable:
         self._pace = random.Random()  # pacing only; never decides a move
         self._rules_dict = self.rules.to_dict()
         self._log: dict[tuple[int, int | None, str], list[str]] = {}
+        # The first deal waits for every friend seat to be taken (or for the host's word);
+        # a bot-only table starts at once.
+        self.started = not self.has_friends
+        self.away_grace = AWAY_GRACE
 
     # -- building ---------------------------------------------------------------------------
     @classmethod
@@ -110,6 +123,10 @@ class LiveTable:
             t.games.append(g)
             if g.result is not None:
                 t.match.add_result(g.result)
+        # A table that was already under way goes on (a stand-in chosen before the restart is
+        # gone: the host can seat one again); a table still waiting keeps waiting.
+        t.started = (t.started or st.deals > 1 or bool(st.moves.get(0))
+                     or t._all_friends_seated())
         return t
 
     @property
@@ -118,13 +135,38 @@ class LiveTable:
 
     def _bot(self, seat: int) -> Any:
         if seat not in self.bots:
-            level = self.seats[seat].bot or "random"
+            level = self.seats[seat].bot or botlib.default_level()  # a stand-in plays the default
             self.bots[seat] = botlib.make_bot(level, int(self.config["seed"]) * 31 + seat)
         return self.bots[seat]
 
     @property
     def has_friends(self) -> bool:
         return any(s.kind == "friend" for s in self.seats)
+
+    @property
+    def host(self) -> int | None:
+        """The seat that decides for the table (start now, seat a stand-in): the first friend
+        seat, where the lobby sits the creator."""
+        return next((i for i, s in enumerate(self.seats) if s.kind == "friend"), None)
+
+    def _all_friends_seated(self) -> bool:
+        return all(s.kind == "bot" or s.token_hash is not None for s in self.seats)
+
+    def plays_bot(self, seat: int) -> bool:
+        s = self.seats[seat]
+        return s.kind == "bot" or s.standin
+
+    def _online(self) -> set[int]:
+        return {c.seat for c in self.conns if c.seat is not None}
+
+    def _away(self, seat: int, online: set[int], now: float) -> bool:
+        """A friend seat nobody has taken, or whose player has been gone past the grace."""
+        s = self.seats[seat]
+        if s.kind != "friend" or seat in online:
+            return False
+        if s.token_hash is None:
+            return True
+        return s.away_since is not None and now - s.away_since >= self.away_grace
 
     # -- seats ------------------------------------------------------------------------------
     def check_token(self, seat: Any, token: Any) -> int:
@@ -155,21 +197,62 @@ class LiveTable:
             for g in self.games:
                 g.names[seat] = name
             self._log.clear()
+            self.seats[seat].away_since = time.monotonic()  # until their page connects
+            if not self.started and self._all_friends_seated():
+                self.started = True
             self._broadcast()
+        self.kick()
         return token
+
+    async def start_now(self, seat: int | None) -> None:
+        """The host starts before every friend has come: bots stand in for the empty seats
+        (a friend who comes later takes theirs over)."""
+        async with self.lock:
+            if seat is None or seat != self.host:
+                raise ActionError("not-host", "only the table's host can start the deal")
+            if self.started:
+                raise ActionError("started", "the deal has already started")
+            for s in self.seats:
+                if s.kind == "friend" and s.token_hash is None:
+                    s.standin = True
+            self.started = True
+            self._broadcast()
+        self.kick()
+
+    async def replace(self, seat: int | None, target: Any) -> None:
+        """The host seats a bot for a friend who has been away past the grace time."""
+        async with self.lock:
+            if seat is None or seat != self.host:
+                raise ActionError("not-host", "only the table's host can seat a bot for a friend")
+            if not isinstance(target, int) or isinstance(target, bool) or not 0 <= target < self.n:
+                raise ActionError("bad-seat", f"no seat {target!r} at this table")
+            if not self.started:
+                raise ActionError("not-started", "start the deal first")
+            s = self.seats[target]
+            if s.kind != "friend" or s.standin:
+                raise ActionError("not-away", "a bot already plays that seat")
+            if not self._away(target, self._online(), time.monotonic()):
+                raise ActionError("not-away", "that player is here (or only just left)")
+            s.standin = True
+            self._broadcast()
+        self.kick()
 
     # -- messages out -----------------------------------------------------------------------
     def public_info(self) -> dict[str, Any]:
-        online = {c.seat for c in self.conns if c.seat is not None}
+        online = self._online()
+        now = time.monotonic()
         return {
             "id": self.id,
             "preset": self.config.get("preset"),
             "rules": self._rules_dict,
             "seats": [
                 {"seat": i, "name": s.name, "kind": s.kind, "bot": s.bot,
-                 "taken": s.kind == "bot" or s.token_hash is not None, "online": i in online}
+                 "taken": s.kind == "bot" or s.token_hash is not None, "online": i in online,
+                 "standin": s.standin, "away": self._away(i, online, now)}
                 for i, s in enumerate(self.seats)
             ],
+            "waiting": not self.started,
+            "host": self.host,
             "deals_finished": len(self.match.results),
             "match_over": self.match.is_over(),
         }
@@ -179,7 +262,10 @@ class LiveTable:
         if g is None:
             return None
         if seat is not None:
-            return dict(g.view(seat).to_dict())
+            d = dict(g.view(seat).to_dict())
+            if not self.started:  # nobody moves before the deal starts
+                d["legal_moves"] = []
+            return self._decorate(g, d)
         # A spectator: the public part of any seat's view, without hand, moves or private cards.
         d = dict(g.view(0).to_dict())
         d["seat"] = None
@@ -187,6 +273,16 @@ class LiveTable:
         d["legal_moves"] = []
         mark = g.rules.distinct_decks
         d["history"] = [public_event(e.to_dict(mark), None) for e in g.events]
+        return self._decorate(g, d)
+
+    @staticmethod
+    def _decorate(g: Game, d: dict[str, Any]) -> dict[str, Any]:
+        d["layout"] = board_layout(g.table)
+        # Once the deal is over nothing is secret (the score counts the cards left, the record
+        # and the replay show them): every hand left is shown face up.
+        if g.is_over():
+            mark = g.rules.distinct_decks
+            d["final_hands"] = [[c.notation(mark) for c in g.hand(s)] for s in range(g.n)]
         return d
 
     def sheet(self) -> dict[str, Any]:
@@ -243,6 +339,17 @@ class LiveTable:
     async def detach(self, conn: Conn) -> None:
         async with self.lock:
             self.conns.discard(conn)
+            seat = conn.seat
+            if seat is not None and seat not in self._online():
+                self.seats[seat].away_since = time.monotonic()
+                # tell everyone again once the grace is over (the host may then seat a bot)
+                with contextlib.suppress(RuntimeError):
+                    asyncio.get_running_loop().call_later(self.away_grace + 0.05,
+                                                          self._rebroadcast)
+            self._broadcast()
+
+    def _rebroadcast(self) -> None:
+        if not self.closed:
             self._broadcast()
 
     @property
@@ -253,6 +360,9 @@ class LiveTable:
     async def join(self, conn: Conn, seat: Any, token: Any) -> None:
         async with self.lock:
             conn.seat = self.check_token(seat, token)
+            s = self.seats[conn.seat]
+            s.away_since = None
+            s.standin = False  # back at the table: the stand-in bot leaves
             self._broadcast()
 
     # -- playing ----------------------------------------------------------------------------
@@ -289,6 +399,8 @@ class LiveTable:
             g = self.game
             if g is None or g.is_over():
                 raise ActionError("no-deal", "no deal is being played now")
+            if not self.started:
+                raise ActionError("waiting", "the deal starts when every friend has sat down")
             if g.to_move != seat:
                 raise ActionError("not-your-turn", f"it is seat {g.to_move}'s move, not yours")
             try:
@@ -323,7 +435,7 @@ class LiveTable:
 
     def hint(self, seat: int | None, lang: str) -> dict[str, Any]:
         g = self.game
-        if seat is None or g is None or g.is_over() or g.to_move != seat:
+        if seat is None or g is None or g.is_over() or g.to_move != seat or not self.started:
             raise ActionError("no-hint", "a hint is given on your own move")
         move, reason = botlib.hint(g.view(seat), lang)
         return {"type": "hint", "move": str(move), "reason": reason}
@@ -338,13 +450,13 @@ class LiveTable:
 
     def _due(self) -> str | None:
         g = self.game
-        if g is None:
+        if g is None or not self.started:
             return None
         if g.is_over():
             if not self.has_friends and not self.match.is_over():
                 return "deal"
             return None
-        return "bot" if self.seats[g.to_move].kind == "bot" else None
+        return "bot" if self.plays_bot(g.to_move) else None
 
     async def _drive(self) -> None:
         while not self.closed and self._due():
@@ -437,6 +549,17 @@ class Tables:
     async def close(self) -> None:
         for t in self.live.values():
             await t.close()
+
+
+def board_layout(table: Table) -> dict[str, Any]:
+    """Where each row's cards lie on its line of slots, so a page can draw every row on one
+    grid with the centre rank in one column: ``line`` is the ranks slot by slot (empty in free
+    Fan Tan before the first card), ``min``/``max`` the slots still in use (the first ace closes
+    the other ace end), ``center`` the starting slot, ``ends`` each row's ``[lo, hi]`` slots
+    (``[-1, -1]`` while unopened)."""
+    return {"line": list(table.line[0]) if table.line else [], "min": table.minr,
+            "max": table.maxr, "center": table.center,
+            "ends": [[table.lo[r], table.hi[r]] for r in range(table.nrows)]}
 
 
 def random_seed() -> int:
