@@ -159,7 +159,7 @@ class DealOver(ModalScreen[bool | None]):
     on the game screen brings it back."""
 
     DEFAULT_CSS = """
-    DealOver { align: center bottom; background: $background 0%; }
+    DealOver { align: center bottom; }
     DealOver > #over-box { width: 100%; max-width: 100; height: auto; max-height: 100%;
                            border: thick $success; background: $surface; padding: 0 1; }
     DealOver #over-body { height: auto; max-height: 100%; }
@@ -180,10 +180,10 @@ class DealOver(ModalScreen[bool | None]):
         lang = s.lang
         with Vertical(id="over-box"):
             with VerticalScroll(id="over-body"):
-                head = t("tui.over.deal", lang, n=s.deal_index)
-                yield Label(Text(head, style="bold"))
-                yield Static("\n".join(s.last_result_lines))
-                yield Static(render_hands_left(s), classes="hands")
+                yield Label(Text(t("tui.over.deal", lang, n=s.deal_index), style="bold"))
+                head, seats = _result_parts(s)
+                yield Static("\n".join(head))
+                yield Static(render_hands_left(s, seats), classes="hands")
                 yield Static(render_sheet(s.names, s.results, lang, s.rules.uses_chips),
                              classes="sheet")
                 if s.match_over:
@@ -239,7 +239,25 @@ class DealOver(ModalScreen[bool | None]):
         self.dismiss(True)
 
 
-def render_hands_left(s: Session) -> Any:
+def _result_parts(s: Session) -> tuple[list[str], list[str]]:
+    """The deal's result as its headline (who won, how it ended) and one points text a seat
+    (``13 + 21 = 34``), so that the points can stand beside the cards left."""
+    from ..i18n import result_lines
+
+    if not s.results:
+        return list(s.last_result_lines), []
+    lines = result_lines(s.results[-1], s.names, s.lang)
+    head, per_seat = lines[: len(lines) - s.n], lines[len(lines) - s.n:]
+    if s.results[-1].winner == HUMAN and head:
+        head[0] = t("tui.result.you_won", s.lang)
+    seats = []
+    for seat, line in enumerate(per_seat):
+        prefix = f"{s.names[seat]}: "
+        seats.append(line[len(prefix):] if line.startswith(prefix) else line)
+    return [x for x in head if not x.startswith(("core.", "tui."))], seats
+
+
+def render_hands_left(s: Session, points: list[str] | None = None) -> Any:
     """Every seat's cards left at the end of the deal, face up, with the deal's points."""
     from rich.table import Table as RichTable
 
@@ -256,9 +274,12 @@ def render_hands_left(s: Session) -> Any:
         hand = s.game.hand(seat)
         mark = "★ " if result is not None and result.winner == seat else "  "
         cards = hand_text(hand) if hand else Text(cards_left_label(0, lang), style="dim")
-        points = "" if result is None else tn("tui.over.points", result.points[seat], lang)
-        tab.add_row(Text(mark + s.names[seat], style="bold" if seat == HUMAN else ""), cards,
-                    points)
+        text = points[seat] if points and seat < len(points) else ""
+        if result is not None and (not text or text.lstrip("-").isdigit() or " = " in text):
+            # "34 pistettä (13 + 21)": the total first, the token part after it
+            parts = text.split(" = ")[0] if " = " in text else ""
+            text = tn("tui.over.points", result.points[seat], lang) + (f" ({parts})" if parts else "")
+        tab.add_row(Text(mark + s.names[seat], style="bold" if seat == HUMAN else ""), cards, text)
     return tab
 
 
@@ -815,6 +836,8 @@ class PlayApp(App[Any]):
     TITLE = "Ristiseiska"
     CSS = """
     Screen { background: $background; }
+    /* the end-of-deal window leaves the final table in view, undimmed */
+    DealOver { background: $background 0%; }
     """
     ENABLE_COMMAND_PALETTE = False
     # the set-up form tightens in a small terminal (80x24)

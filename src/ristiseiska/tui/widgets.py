@@ -42,6 +42,17 @@ def render_table(view: Any, lang: str, recent: Collection[int] = ()) -> Text:
     table = view.table
     out = Text()
     two_decks = view.rules.decks == 2
+    # Before the first card only the opening card fits (the table's own open ends start
+    # with it): mark its slot like any other.
+    opening = None
+    if not any(rv.cards for rv in view.rows) and getattr(view.rules, "opening", None):
+        from ..cards import CardError, parse_card
+
+        try:
+            first = parse_card(view.rules.opening)
+            opening = (first.suit, first.deck, first.rank)
+        except CardError:
+            opening = None
     for rv in view.rows:
         row = rv.row
         suit = rv.suit
@@ -77,9 +88,8 @@ def render_table(view: Any, lang: str, recent: Collection[int] = ()) -> Text:
             elif (table.fits[row] >> table.types[row][slot]) & 1:
                 # the next card that fits here: shown so that learners see the open ends
                 out.append(("+" + rank_text(rank)).rjust(3), style="green")
-            elif slot == table.center:
-                # the empty centre slot, so that the rows' middle column can be seen
-                out.append(f"({rank_text(rank)})".rjust(3) if rank != 10 else "·10", style="dim")
+            elif opening is not None and (suit, rv.deck, rank) == opening:
+                out.append(("+" + rank_text(rank)).rjust(3), style="green")  # the opening card
             else:
                 out.append("  ·", style="dim")
         out.append("▌" if rv.high_closed else " ", style="yellow")
