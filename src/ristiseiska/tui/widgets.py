@@ -288,7 +288,7 @@ class HandView(Widget, can_focus=True):
     HandView .chip.cursor { background: $accent 40%; border: heavy $accent; }
     HandView.wide { grid-columns: 6; }
     HandView.wide .chip { width: 6; }
-    HandView.compact { max-height: 6; overflow-y: auto; scrollbar-size-vertical: 1; }
+    HandView.compact { max-height: 5; overflow-y: auto; scrollbar-size-vertical: 1; }
     HandView.compact .chip, HandView.compact .chip.legal, HandView.compact .chip.cursor {
         height: 1; border: none; }
     HandView.compact .chip.cursor { text-style: bold reverse; }
