@@ -6,10 +6,13 @@ that do not rely on colour. Textual Pilot at 80x24 and at a larger size."""
 from __future__ import annotations
 
 import io
+import random
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from rich.console import Console
 from textual.widgets import Button, Input, RichLog, Static
 
@@ -18,6 +21,7 @@ from ristiseiska.cards import CARDS, parse_card
 from ristiseiska.game import Game
 from ristiseiska.moves import GIVE, TOKEN
 from ristiseiska.rules import Rules, preset
+from ristiseiska.table import NO
 from ristiseiska.tui.app import (
     DealOver,
     GameScreen,
@@ -419,3 +423,59 @@ async def test_playable_hand_cards_are_framed_differently(tmp_path: Path) -> Non
         hand = app.screen.query_one(HandView)
         labels = {str(c.render()).strip() for c in hand.query(".chip.legal")}
         assert labels == {"[♣7]"}
+
+
+# --- properties ---------------------------------------------------------------------------------------
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 10**6), steps=st.integers(0, 60), preset_name=st.sampled_from(
+    ["ristiseiska", "sjuan", "fan-tan", "kaksi-pakkaa", "ristikasi", "jokerit"]))
+def test_every_open_slot_and_only_those_carry_a_plus(seed: int, steps: int,
+                                                     preset_name: str) -> None:
+    """The '+' mark is the table's own 'fits now' (or the opening card before the first
+    card), so it never lands on a card that is down."""
+    rules = preset(preset_name)
+    g = Game(rules, 3, seed=seed)
+    rng = random.Random(seed)
+    for _ in range(steps):
+        if g.is_over():
+            break
+        g.push(rng.choice(g.legal_moves()))
+    view = g.view(0)
+    table = view.table
+    text = render_table(view, "fi").plain.splitlines()
+    empty_table = not any(rv.cards for rv in view.rows)
+    for rv, line in zip(view.rows, text, strict=True):
+        row = rv.row
+        if not table.line[row]:
+            continue
+        fits = [slot for slot in range(len(table.line[row]))
+                if table.minr <= slot <= table.maxr and (table.lo[row] == NO or not (
+                    table.lo[row] <= slot <= table.hi[row]))
+                and (table.fits[row] >> table.types[row][slot]) & 1]
+        opening = parse_card(rules.opening) if rules.opening != "any" else None
+        expected = len(fits) + (1 if empty_table and opening is not None
+                                and rv.suit == opening.suit and rv.deck == 0 else 0)
+        assert line.count("+") == expected, (line, fits)
+        down = len(rv.cards)
+        assert sum(1 for cell in _cells(line) if cell.strip() and not cell.strip().startswith(
+            ("+", "·"))) == down
+
+
+def _cells(line: str) -> list[str]:
+    # the row's label (" ♣  " or " ♣1 ") and the low bar; a joker's glyph is two cells wide
+    body = line.replace("🃏", "JK")[5:]
+    return [body[i:i + 3] for i in range(0, 13 * 3, 3)]
+
+
+def test_every_card_in_hand_can_be_given_by_typing(tmp_path: Path) -> None:
+    s = asked_app(tmp_path).session
+    assert s is not None
+    s.apply_text("c7")
+    while s.bot_to_move:
+        s.step_bot()
+    assert s.game.phase == "give"
+    for card in s.game.hand(HUMAN):
+        for text in (str(card).lower(), card.name("fi"), card.name("en")):
+            move = s.parse(text)
+            assert move.kind == GIVE and move.card == card, text
