@@ -479,3 +479,17 @@ def test_every_card_in_hand_can_be_given_by_typing(tmp_path: Path) -> None:
         for text in (str(card).lower(), card.name("fi"), card.name("en")):
             move = s.parse(text)
             assert move.kind == GIVE and move.card == card, text
+
+
+def test_counts_of_one_are_singular_in_the_players_panel() -> None:
+    from ristiseiska.tui.widgets import render_players
+
+    rules = preset("kahdestaan-pakka")
+    g = Game(rules, 2, seed=1)
+    rng = random.Random(1)
+    while not g.is_over() and g.view(0).stock_size != 1:
+        g.push(rng.choice(g.legal_moves()))
+    if g.view(0).stock_size != 1:
+        pytest.skip("this deal never left one card in the stock")  # pragma: no cover
+    assert "Pakassa 1 kortti." in render_players(g.view(0), "fi").plain
+    assert "1 card in the stock." in render_players(g.view(0), "en").plain

@@ -17,7 +17,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from ..cards import RANK_TEXT, SUIT_SYMBOLS, Card
-from ..i18n import cards_left_label, t
+from ..i18n import cards_left_label, t, tn
 from ..moves import Move
 from ..table import NO
 
@@ -182,9 +182,9 @@ def render_players(view: Any, lang: str, levels: Sequence[str] | None = None,
         out.append((t("tui.players.token_line", lang, name=who) if who
                     else t("tui.players.token_nobody", lang)) + "\n", style="yellow")
     elif rules.uses_chips:
-        out.append(t("tui.players.pot", lang, n=view.pot) + "\n", style="yellow")
+        out.append(tn("tui.players.pot", view.pot, lang) + "\n", style="yellow")
     if view.stock_size:
-        out.append(t("tui.players.stock", lang, n=view.stock_size))
+        out.append(tn("tui.players.stock", view.stock_size, lang))
     out.rstrip()
     return out
 
