@@ -208,6 +208,7 @@ class DealOver(ModalScreen[bool | None]):
         # the body takes the keys (arrows scroll it), Enter and Esc are this screen's
         self.query_one("#over-body").focus()
         self._fit()
+        self.call_after_refresh(self._fit)
 
     def on_resize(self) -> None:
         self._fit()
@@ -219,7 +220,9 @@ class DealOver(ModalScreen[bool | None]):
         for screen in self.app.screen_stack:
             if isinstance(screen, GameScreen):
                 try:
-                    top = screen.query_one("#top").region.bottom
+                    # the table's own height is fixed for the deal (the players' panel
+                    # beside it may grow by a line at the end; the window shows its facts)
+                    top = screen.query_one(TableView).region.bottom
                 except Exception:  # noqa: BLE001 - not laid out yet: use the whole height
                     top = 0
         height = self.size.height or self.app.size.height
