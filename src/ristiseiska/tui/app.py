@@ -16,6 +16,7 @@ from textual import on
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.css.query import NoMatches
 from textual.events import Resize
 from textual.screen import ModalScreen, Screen
 from textual.widgets import (
@@ -223,7 +224,7 @@ class DealOver(ModalScreen[bool | None]):
                     # the table's own height is fixed for the deal (the players' panel
                     # beside it may grow by a line at the end; the window shows its facts)
                     top = screen.query_one(TableView).region.bottom
-                except Exception:  # noqa: BLE001 - not laid out yet: use the whole height
+                except NoMatches:  # not composed yet: use the whole height
                     top = 0
         height = self.size.height or self.app.size.height
         room = max(height - top, height // 3, 8)
