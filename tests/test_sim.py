@@ -67,11 +67,12 @@ def test_python_engine_records_replay_from_their_seed(tmp_path, capsys) -> None:
 
 
 def test_summary_text_and_json(capsys) -> None:
-    code, out, err = _run(capsys, "simulate", "--games", "50", "--seed", "2", "--lang", "en")
+    # English by default, like the other tools; Finnish on request
+    code, out, err = _run(capsys, "simulate", "--games", "50", "--seed", "2")
     assert code == 0 and err == ""
     assert "50 deals" in out and "deals/s" in out and "token at end" in out
     assert out.count("\nP") == 4
-    code, out, _ = _run(capsys, "simulate", "--games", "50", "--seed", "2")
+    code, out, _ = _run(capsys, "simulate", "--games", "50", "--seed", "2", "--lang", "fi")
     assert code == 0 and "jakoa" in out and "pantti lopussa" in out
     code, out, _ = _run(capsys, "simulate", "--games", "60", "--seed", "2", "--json",
                         "--players", "3", "--engine", "python")

@@ -95,7 +95,7 @@ def _opening_session(lang: str = "fi") -> Session:
     [
         ("", "Kirjoita kortti"),
         ("zz", "En ymmärrä"),
-        ("SA", "Sinulla ei ole korttia pataässä"),          # not in this hand
+        ("SA", "Sinulla ei ole pataässää."),                # not in this hand (partitive)
         ("H5", "ristiseiska"),                              # in hand, but C7 opens
         ("stop", "sulkevan kortin"),
     ],

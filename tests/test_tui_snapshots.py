@@ -50,3 +50,51 @@ def test_replay_screen(snap_compare: Any) -> None:
         g.push(g.legal_moves()[-1])
     rec = json.loads(json.dumps(record_from_game(g)))
     assert snap_compare(ReplayApp(rec, "fi"), press=["right"] * 30, terminal_size=SIZE)
+
+
+# --- an 80x24 terminal (issue 11) ------------------------------------------------------------------
+SMALL = (80, 24)
+
+
+def test_setup_form_80x24(snap_compare: Any, tmp_path: Path) -> None:
+    d = default_settings(seed=3, pace=0.0, name="Aino")
+    assert snap_compare(PlayApp(d, data_dir_path=tmp_path, save=False), terminal_size=SMALL)
+
+
+def test_two_decks_80x24(snap_compare: Any, tmp_path: Path) -> None:
+    app = game_app(tmp_path, seed=6, rules=preset("kaksi-pakkaa"), preset_value="kaksi-pakkaa",
+                   players=3, bots=["random", "random"])
+    assert snap_compare(app, terminal_size=SMALL)
+
+
+async def _to_deal_end(pilot: Any) -> None:
+    from ristiseiska.tui.app import DealOver
+
+    for _ in range(400):
+        if isinstance(pilot.app.screen, DealOver):
+            return
+        await pilot.press("enter")
+        await pilot.pause()
+
+
+def test_deal_over_below_the_final_table_80x24(snap_compare: Any, tmp_path: Path) -> None:
+    app = game_app(tmp_path, bots=["random"] * 3)
+    assert snap_compare(app, run_before=_to_deal_end, terminal_size=SMALL)
+
+
+def test_deal_over_en(snap_compare: Any, tmp_path: Path) -> None:
+    app = game_app(tmp_path, bots=["random"] * 3, lang="en")
+    assert snap_compare(app, run_before=_to_deal_end, terminal_size=SIZE)
+
+
+def test_asked_for_a_card_80x24(snap_compare: Any, tmp_path: Path) -> None:
+    from ristiseiska.tui.session import Session, Setup
+
+    rules = preset("ristiseiska-pyynto").replace(first_round_pass=False)
+    suits = {s: [f"{s}{r}" for r in ["A", *map(str, range(2, 11)), "J", "Q", "K"]] for s in "CDHS"}
+    mine = ["C7", "C6", "D7", "H7", "S7"] + [c for c in suits["S"] if c != "S7"]
+    rest = [c for c in suits["C"] + suits["D"] + suits["H"] if c not in mine]
+    s = Session(Setup(rules, players=3, bots=["random"] * 2, seed=1, pace=0.0, name="Aino"))
+    s.game = Game(rules, 3, hands=[mine, rest[:18], rest[18:]], names=s.names)
+    app = PlayApp(session=s, data_dir_path=tmp_path, save=False)
+    assert snap_compare(app, press=[*"c7", "enter"], terminal_size=SMALL)

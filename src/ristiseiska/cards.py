@@ -50,6 +50,12 @@ RANK_FI = {
     12: ("kuningatar", "kuningattaren"),
     13: ("kuningas", "kuninkaan"),
 }
+# The partitive, for "Sinulla ei ole herttakuutosta" and numbers ("kaksi patakasia").
+RANK_FI_PAR = {
+    1: "ässää", 2: "kakkosta", 3: "kolmosta", 4: "nelosta", 5: "viitosta", 6: "kuutosta",
+    7: "seiskaa", 8: "kasia", 9: "ysiä", 10: "kymppiä", 11: "jätkää", 12: "kuningatarta",
+    13: "kuningasta",
+}
 RANK_EN = {
     1: "ace", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven",
     8: "eight", 9: "nine", 10: "ten", 11: "jack", 12: "queen", 13: "king",
@@ -123,10 +129,13 @@ class Card(int):
 
     def name(self, lang: str = "fi", case: str = "nom") -> str:
         """The natural name: ``ristiseiska`` / ``seven of clubs``. ``case="acc"`` gives the
-        Finnish object form (``ristiseiskan``) for sentences like "Aino pelasi …"."""
+        Finnish object form (``ristiseiskan``) for sentences like "Aino pelasi …";
+        ``case="par"`` the partitive (``ristiseiskaa``) for "Sinulla ei ole …"."""
         if lang == "fi":
             if self >= JOKER_BASE:
-                return "jokerin" if case == "acc" else "jokeri"
+                return {"acc": "jokerin", "par": "jokeria"}.get(case, "jokeri")
+            if case == "par":
+                return SUIT_FI[self.suit] + RANK_FI_PAR[self.rank]
             nom, acc = RANK_FI[self.rank]
             return SUIT_FI[self.suit] + (acc if case == "acc" else nom)
         if self >= JOKER_BASE:

@@ -48,9 +48,19 @@ TEXTS: dict[str, dict[str, str]] = {
         "fi": "Pelaa {card}: avaat {suit}, joissa sinulla on eniten kortteja.",
         "en": "Play the {card}: it opens {suit}, where you hold the most cards.",
     },
+    # Finnish counts take the partitive from two on ("2 korttia", "1 kortti"): {mine_fi} and
+    # {theirs_fi} are the counted words. Equal counts and none for the others read differently.
     "unlock_own": {
-        "fi": "Pelaa {card}: sen takaa vapautuu omia korttejasi {mine} ja muille vain {theirs}.",
+        "fi": "Pelaa {card}: sen takaa vapautuu sinulle {mine_fi} ja muille vain {theirs_fi}.",
         "en": "Play the {card}: it frees {mine} of your own cards and only {theirs} of the others' cards.",
+    },
+    "unlock_own_none": {
+        "fi": "Pelaa {card}: sen takaa vapautuu sinulle {mine_fi} eikä muille yhtään.",
+        "en": "Play the {card}: it frees {mine} of your own cards and none of the others' cards.",
+    },
+    "unlock_even": {
+        "fi": "Pelaa {card}: sen takaa vapautuu sinulle {mine_fi} ja muille saman verran.",
+        "en": "Play the {card}: it frees {mine} of your own cards and as many of the others' cards.",
     },
     "fewest_openings": {
         "fi": "Pelaa {card}: se avaa muille vähiten uusia paikkoja.",
@@ -126,6 +136,11 @@ def render(key: str, params: dict[str, Any], lang: str = "fi") -> str:
     """The reason ``key`` with ``params`` in ``lang`` ('fi' or 'en')."""
     if lang not in ("fi", "en"):
         raise ValueError(f"language must be 'fi' or 'en', not {lang!r}")
+    if key == "unlock_own" and "mine" in params and "theirs" in params:
+        if params["theirs"] == 0:
+            key = "unlock_own_none"
+        elif params["theirs"] == params["mine"]:
+            key = "unlock_even"
     texts = TEXTS.get(key) or TEXTS["move_generic"]
     fmt: dict[str, Any] = {}
     for k, v in params.items():
@@ -135,6 +150,9 @@ def render(key: str, params: dict[str, Any], lang: str = "fi") -> str:
             fmt[k + "_acc"] = acc
         else:
             fmt[k] = v
+    for k in ("mine", "theirs"):
+        if isinstance(params.get(k), int):
+            fmt[k + "_fi"] = f"{params[k]} kortti" if params[k] == 1 else f"{params[k]} korttia"
     if "suit_id" in params:
         fmt["suit"] = (SUIT_PLURAL_FI if lang == "fi" else SUIT_PLURAL_EN)[params["suit_id"]]
     if "end" in params:

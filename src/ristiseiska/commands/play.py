@@ -24,7 +24,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rules", metavar="FILE.toml", help="house rules file (a preset plus option changes)")
     p.add_argument("--players", type=int, metavar="N", help="number of players, 2–8 (default 4)")
     p.add_argument("--bots", metavar="LEVELS",
-                   help="bot level per other seat, comma separated (e.g. expert,expert,master); one level applies to all")
+                   help="bot level per other seat, comma separated (e.g. expert,expert,master); one level applies to all; "
+                        "Finnish names work too (aloittelija, taitava, mestari)")
     p.add_argument("--name", help="your name")
     p.add_argument("--deals", type=int, metavar="N", help="match length in deals (default: the rules' own)")
     p.add_argument("--target", type=int, metavar="POINTS", help="match ends when someone reaches this total")
@@ -43,7 +44,7 @@ def settings_from_args(args: argparse.Namespace) -> dict[str, object]:
     from ristiseiska.commands.common import load_rules
     from ristiseiska.rules import RulesError, preset
     from ristiseiska.tui.app import default_settings
-    from ristiseiska.tui.session import bot_levels
+    from ristiseiska.tui.session import bot_levels, level_id
 
     lang = args.lang or "fi"
     rules_file = None
@@ -65,10 +66,15 @@ def settings_from_args(args: argparse.Namespace) -> dict[str, object]:
         rules.check_players(players)
     except RulesError as e:
         raise CliError(str(e)) from None
-    bots = [b.strip().lower() for b in (args.bots or "").split(",") if b.strip()]
-    for b in bots:
-        if b not in bot_levels():
-            raise CliError(f"unknown bot level {b!r}; known: {', '.join(bot_levels())}")
+    bots = []
+    for b in (w.strip() for w in (args.bots or "").split(",")):
+        if not b:
+            continue
+        level = level_id(b)  # the command-line name or the Finnish one (taitava)
+        if level is None:
+            raise CliError(f"unknown bot level {b!r}; known: {', '.join(bot_levels())} "
+                           "(or in Finnish: satunnainen, aloittelija, taitava, mestari)")
+        bots.append(level)
     if len(bots) == 1:
         bots = bots * (players - 1)
     if not bots:

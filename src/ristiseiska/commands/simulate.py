@@ -68,7 +68,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="auto (default): the compiled kernel when it supports the rules, else the full engine")
     p.add_argument("--workers", type=int, default=1, metavar="K", help="play in K processes (default 1); the results are the same")
     p.add_argument("--json", action="store_true", help="print the summary as one JSON object")
-    p.add_argument("--lang", choices=("fi", "en"), default="fi", help="language of the summary (default fi)")
+    p.add_argument("--lang", choices=("fi", "en"), default="en",
+                   help="language of the summary (default en, like the other tools; fi for Finnish)")
 
 
 def _progress_bar(total: int, label: str) -> Any:

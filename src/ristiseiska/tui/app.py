@@ -16,6 +16,8 @@ from textual import on
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.css.query import NoMatches
+from textual.events import Resize
 from textual.screen import ModalScreen, Screen
 from textual.widgets import (
     Button,
@@ -35,16 +37,30 @@ from textual.widgets.option_list import Option
 from ..i18n import describe_move, t, tn
 from ..moves import Move
 from ..rules import Rules, RulesError, preset, preset_description, preset_names
-from .session import HUMAN, LogLine, Session, Setup, bot_levels, data_dir
+from .session import (
+    HUMAN,
+    LogLine,
+    Session,
+    Setup,
+    bot_levels,
+    data_dir,
+    level_id,
+    level_label,
+)
 from .widgets import (
     HandView,
     PlayersView,
     TableView,
+    hand_text,
     legal_card_ids,
     moves_for_card,
     recent_plays,
     render_sheet,
 )
+
+# Below this many lines the game screen is "short" (80x24 and such): one-line cards in the
+# hand, one-line buttons, a smaller log, so that the whole table stays on the screen.
+SHORT = 32
 
 # Words typed on the input line that are commands, not moves (Finnish and English).
 COMMANDS = {
@@ -135,17 +151,26 @@ class TextScreen(ModalScreen[None]):
         self.dismiss(None)
 
 
-class DealOver(ModalScreen[bool]):
-    """The end of a deal: the result, the score sheet, and Enter for the next deal (or, at
-    the end of the match, the winners and where the records were saved)."""
+class DealOver(ModalScreen[bool | None]):
+    """The end of a deal: the result, every hand left face up, the score sheet; Enter for the
+    next deal (or, at the end of the match, the winners and where the records were saved).
+
+    The window sits below the table, which stays in view undimmed, so that the final table
+    can be read beside the result; Esc closes the window to look at the table alone and Enter
+    on the game screen brings it back."""
 
     DEFAULT_CSS = """
-    DealOver { align: center middle; }
-    DealOver > Vertical { width: 96; height: auto; max-height: 95%; border: thick $success;
-                          background: $surface; padding: 1 2; }
-    DealOver Button { margin-top: 1; }
-    DealOver .sheet { margin: 1 0; }
+    DealOver { align: center bottom; }
+    DealOver > #over-box { width: 100%; max-width: 100; height: auto; max-height: 100%;
+                           border: thick $success; background: $surface; padding: 0 1; }
+    DealOver #over-body { height: auto; max-height: 100%; }
+    DealOver #over-body:focus { background-tint: $foreground 0%; }
+    DealOver .sheet, DealOver .hands { margin-top: 1; }
+    DealOver #over-keys { height: 1; margin-top: 1; }
+    DealOver #over-keys Button { margin-right: 2; }
+    DealOver #over-hint { color: $text-muted; width: 1fr; }
     """
+    BINDINGS = [Binding("escape", "close", show=False), Binding("enter", "go", show=False)]
 
     def __init__(self, session: Session) -> None:
         super().__init__()
@@ -154,30 +179,118 @@ class DealOver(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         s = self.session
         lang = s.lang
-        with Vertical():
-            head = t("tui.over.deal", lang, n=s.deal_index)
-            yield Label(Text(head, style="bold"))
-            yield Static("\n".join(s.last_result_lines))
-            yield Static(render_sheet(s.names, s.results, lang, s.rules.uses_chips), classes="sheet")
-            if s.match_over:
-                winners = ", ".join(s.names[i] for i in s.winners)
-                text = (t("tui.over.match_you", lang) if s.winners == [HUMAN]
-                        else t("tui.over.match", lang, names=winners))
-                yield Label(Text(text, style="bold green"))
-                if s.records_path:
-                    yield Static(t("tui.over.saved", lang, path=str(s.records_path)))
-                elif s.record_error:
-                    yield Static(t("tui.over.not_saved", lang, error=s.record_error))
-                yield Button(t("tui.over.quit", lang), id="quit", variant="primary")
-            else:
-                yield Button(t("tui.over.next", lang), id="next", variant="primary")
+        with Vertical(id="over-box"):
+            with VerticalScroll(id="over-body"):
+                yield Label(Text(t("tui.over.deal", lang, n=s.deal_index), style="bold"))
+                head, seats = _result_parts(s)
+                yield Static("\n".join(head))
+                yield Static(render_hands_left(s, seats), classes="hands")
+                yield Static(render_sheet(s.names, s.results, lang, s.rules.uses_chips),
+                             classes="sheet")
+                if s.match_over:
+                    winners = ", ".join(s.names[i] for i in s.winners)
+                    text = (t("tui.over.match_you", lang) if s.winners == [HUMAN]
+                            else t("tui.over.match", lang, names=winners))
+                    yield Label(Text(text, style="bold green"))
+                    if s.records_path:
+                        yield Static(t("tui.over.saved", lang, path=str(s.records_path)))
+                    elif s.record_error:
+                        yield Static(t("tui.over.not_saved", lang, error=s.record_error))
+            with Horizontal(id="over-keys"):
+                if s.match_over:
+                    yield Button(t("tui.over.quit", lang), id="quit", variant="primary",
+                                 compact=True)
+                else:
+                    yield Button(t("tui.over.next", lang), id="next", variant="primary",
+                                 compact=True)
+                yield Static(t("tui.over.keys", lang), id="over-hint")
 
     def on_mount(self) -> None:
-        self.query_one(Button).focus()
+        # the body takes the keys (arrows scroll it), Enter and Esc are this screen's
+        self.query_one("#over-body").focus()
+        self._fit()
+        self.call_after_refresh(self._fit)
+
+    def on_resize(self) -> None:
+        self._fit()
+
+    def _fit(self) -> None:
+        """Keep the window below the table: as high as the room under it (never less than
+        a third of the screen); the body scrolls when the window is smaller than it."""
+        top = 0
+        for screen in self.app.screen_stack:
+            if isinstance(screen, GameScreen):
+                try:
+                    # the table's own height is fixed for the deal (the players' panel
+                    # beside it may grow by a line at the end; the window shows its facts)
+                    top = screen.query_one(TableView).region.bottom
+                except NoMatches:  # not composed yet: use the whole height
+                    top = 0
+        height = self.size.height or self.app.size.height
+        room = max(height - top, height // 3, 8)
+        self.query_one("#over-box").styles.max_height = room
+        # border (2) and the key line with its margin (2)
+        self.query_one("#over-body").styles.max_height = max(room - 4, 3)
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+    def action_go(self) -> None:
+        self.dismiss(True)
 
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:
-        self.dismiss(event.button.id == "next")
+        self.dismiss(True)
+
+
+def _result_parts(s: Session) -> tuple[list[str], list[str]]:
+    """The deal's result as its headline (who won, how it ended) and one points text a seat
+    (``13 + 21 = 34``), so that the points can stand beside the cards left."""
+    from ..i18n import result_lines
+
+    if not s.results:
+        return list(s.last_result_lines), []
+    lines = result_lines(s.results[-1], s.names, s.lang)
+    head, per_seat = lines[: len(lines) - s.n], lines[len(lines) - s.n:]
+    if s.results[-1].winner == HUMAN and head:
+        head[0] = t("tui.result.you_won", s.lang)
+    seats = []
+    for seat, line in enumerate(per_seat):
+        prefix = f"{s.names[seat]}: "
+        seats.append(line[len(prefix):] if line.startswith(prefix) else line)
+    return [x for x in head if not x.startswith(("core.", "tui."))], seats
+
+
+def render_hands_left(s: Session, points: list[str] | None = None) -> Any:
+    """Every seat's cards left at the end of the deal, face up, with the deal's points."""
+    from rich.table import Table as RichTable
+
+    from ..i18n import cards_left_label
+
+    lang = s.lang
+    result = s.results[-1] if s.results else None
+    tab = RichTable(title=t("tui.over.hands", lang), title_justify="left", show_header=False,
+                    box=None, padding=(0, 1), expand=False)
+    tab.add_column(no_wrap=True)
+    tab.add_column()
+    tab.add_column(justify="right", no_wrap=True)
+    for seat in range(s.n):
+        hand = s.game.hand(seat)
+        mark = "★ " if result is not None and result.winner == seat else "  "
+        cards = hand_text(hand) if hand else Text(cards_left_label(0, lang), style="dim")
+        text = points[seat] if points and seat < len(points) else ""
+        if result is not None and (not text or text.lstrip("-").isdigit() or " = " in text):
+            # "34 pistettä (13 + 21)": the total first, the token part after it
+            parts = text.split(" = ")[0] if " = " in text else ""
+            text = tn("tui.over.points", result.points[seat], lang) + (f" ({parts})" if parts else "")
+        tab.add_row(Text(mark + s.names[seat], style="bold" if seat == HUMAN else ""), cards, text)
+    return tab
+
+
+def _level_words(levels: list[str], lang: str) -> list[str]:
+    """The bots' levels for the form, in ``lang``; one word when every bot is the same."""
+    words = [level_label(level_id(b) or b, lang) for b in levels]
+    return words[:1] if len(set(words)) == 1 else words
 
 
 def _preset_title(name: str, lang: str) -> str:
@@ -192,8 +305,11 @@ class SetupScreen(Screen[None]):
 
     DEFAULT_CSS = """
     SetupScreen { align: center middle; }
-    SetupScreen > VerticalScroll { width: 90; height: auto; max-height: 100%; border: thick $accent;
-                                   padding: 1 2; }
+    SetupScreen > VerticalScroll { width: 100%; max-width: 90; height: auto; max-height: 100%;
+                                   border: thick $accent; padding: 1 2; }
+    SetupScreen.-short > VerticalScroll { padding: 0 1; }
+    SetupScreen.-short .row, SetupScreen.-short Checkbox, SetupScreen.-short #start,
+    SetupScreen.-short .warning { margin-top: 0; }
     SetupScreen .row { height: 1; margin-top: 1; }
     SetupScreen .row Label { width: 26; }
     SetupScreen #preset-info, SetupScreen .note { color: $text-muted; padding-left: 26; }
@@ -202,6 +318,8 @@ class SetupScreen(Screen[None]):
     SetupScreen #setup-error { color: $error; height: auto; }
     SetupScreen .warning { color: $warning; margin-top: 1; }
     SetupScreen #start { margin-top: 1; width: 100%; }
+    SetupScreen.-narrow .row Label { width: 20; }
+    SetupScreen.-narrow #preset-info, SetupScreen.-narrow .note { padding-left: 20; }
     """
 
     def __init__(self, defaults: dict[str, Any]) -> None:
@@ -237,9 +355,12 @@ class SetupScreen(Screen[None]):
                 yield Input(value=str(d["players"]), id="players", type="integer", compact=True)
             with Horizontal(classes="row"):
                 yield Label(t("tui.setup.bots", lang))
-                yield Input(value=",".join(d["bots"]), id="bots",
-                            placeholder=",".join(bot_levels()), compact=True)
-            yield Static(t("tui.setup.levels", lang, levels=", ".join(bot_levels())), classes="note")
+                yield Input(value=",".join(_level_words(d["bots"], lang)), id="bots",
+                            placeholder=",".join(level_label(b, lang) for b in bot_levels()),
+                            compact=True)
+            yield Static(t("tui.setup.levels", lang,
+                           levels=", ".join(level_label(b, lang) for b in bot_levels())),
+                         classes="note")
             with Horizontal(classes="row"):
                 yield Label(t("tui.setup.deals", lang))
                 yield Input(value=str(d.get("deals") or ""), id="deals", type="integer",
@@ -271,7 +392,9 @@ class SetupScreen(Screen[None]):
         players = self.query_one("#players", Input).value.strip()
         if players.isdigit():
             d["players"] = int(players)
-        d["bots"] = [b.strip() for b in self.query_one("#bots", Input).value.split(",") if b.strip()]
+        # the levels as ids, so that the form in the other language names them in its words
+        d["bots"] = [level_id(b) or b.strip()
+                     for b in self.query_one("#bots", Input).value.split(",") if b.strip()]
         d["deals"] = self.query_one("#deals", Input).value.strip() or None
         d["open_cards"] = self.query_one("#open", Checkbox).value
         app = self.app
@@ -342,7 +465,8 @@ class SetupScreen(Screen[None]):
         except RulesError as e:
             raise ValueError(t("tui.error.players_rules", lang, lo=rules.min_players,
                                hi=rules.max_players, detail=str(e))) from None
-        bots = [b.strip().lower() for b in self.query_one("#bots", Input).value.split(",") if b.strip()]
+        bots = [level_id(b) or b.strip() for b in self.query_one("#bots", Input).value.split(",")
+                if b.strip()]
         if len(set(bots)) == 1:
             bots = bots[:1]  # one level for every bot, however many players
         return Setup(rules=rules, players=players, bots=bots,
@@ -359,11 +483,13 @@ class GameScreen(Screen[None]):
     DEFAULT_CSS = """
     GameScreen #top { height: auto; }
     GameScreen #log { height: 1fr; min-height: 4; border: round $secondary; padding: 0 1; }
+    GameScreen.-short #log { min-height: 3; }
     GameScreen #status { height: auto; min-height: 1; padding: 0 1; }
     GameScreen #status.error { color: $error; text-style: bold; }
     GameScreen #status.hint { color: $accent; }
     GameScreen #actions { height: auto; padding: 0 1; }
     GameScreen #actions Button { margin-right: 1; min-width: 16; }
+    GameScreen #actions Button.-textual-compact { margin-right: 2; min-width: 10; }
     GameScreen #command { margin: 0 1; border-left: outer $primary; background: $boost; }
     GameScreen #command:focus { border-left: outer $accent; }
     """
@@ -383,7 +509,7 @@ class GameScreen(Screen[None]):
         with Horizontal(id="top"):
             yield TableView(id="table")
             yield PlayersView(id="players")
-        yield RichLog(id="log", wrap=True, markup=False, auto_scroll=True)
+        yield MoveLog(id="log", wrap=True, markup=False, auto_scroll=True)
         yield Static("", id="status")
         yield HandView(id="hand")
         yield Horizontal(id="actions")
@@ -423,6 +549,13 @@ class GameScreen(Screen[None]):
         if self._status_kind != "error" and self._status_kind != "hint":
             self.set_status(self._prompt(view), "")
 
+    def on_resize(self) -> None:
+        self._fit_hand()
+
+    def _fit_hand(self) -> None:
+        # a short terminal: one-line cards, so that the table, the log and the hand all fit
+        self.query_one(HandView).set_compact(self.app.size.height < SHORT)
+
     def _draw_hand(self, view: Any) -> None:
         s = self.session
         identical = s.rules.decks == 2 and not s.rules.distinct_decks
@@ -430,6 +563,7 @@ class GameScreen(Screen[None]):
         title = t("tui.hand.title", self.lang, n=len(view.hand))
         hand = self.query_one(HandView)
         hand.set_class(s.rules.distinct_decks, "wide")
+        hand.set_class(self.app.size.height < SHORT, "compact")
         hand.set_hand(view.hand, legal, title)
 
     def _draw_actions(self, view: Any) -> None:
@@ -444,7 +578,8 @@ class GameScreen(Screen[None]):
             # removing the old buttons finishes later: a fresh id each time avoids a clash
             self._button_gen += 1
             buttons.append(Button(describe_move(m, self.lang), id=f"act-{m.kind}-{self._button_gen}-{i}",
-                                  variant="warning" if m.kind != "stop" else "primary"))
+                                  variant="warning" if m.kind != "stop" else "primary",
+                                  compact=self.app.size.height < SHORT))
         if buttons:
             bar.mount_all(buttons)
 
@@ -498,7 +633,7 @@ class GameScreen(Screen[None]):
     def _card_activated(self, event: HandView.Activated) -> None:
         s = self.session
         if s.deal_over:
-            self.show_deal_over()
+            self.show_deal_over(again=True)
             return
         if not s.human_to_move:
             self.set_status(t("tui.error.not_your_turn", self.lang,
@@ -641,14 +776,22 @@ class GameScreen(Screen[None]):
             self.show_deal_over()
 
     # -- deal and match end ------------------------------------------------------------------------------
-    def show_deal_over(self) -> None:
+    def show_deal_over(self, again: bool = False) -> None:
+        """The end-of-deal window: once by itself when the deal ends, again on request
+        (Enter on the final table after Esc closed it)."""
         s = self.session
-        if self._deal_shown == s.deal_index:
+        if any(isinstance(sc, DealOver) for sc in self.app.screen_stack):
+            return
+        if self._deal_shown == s.deal_index and not again:
             return
         self._deal_shown = s.deal_index
 
         def done(next_deal: bool | None) -> None:
-            if s.match_over or not next_deal:
+            if next_deal is None:  # Esc: look at the final table; Enter brings the window back
+                self.query_one(HandView).focus()
+                self.set_status(self._prompt(s.view()), "")
+                return
+            if s.match_over:
                 self.app.exit(s.records_path)
                 return
             s.next_deal()
@@ -658,6 +801,15 @@ class GameScreen(Screen[None]):
             self.schedule_bots()
 
         self.app.push_screen(DealOver(s), done)
+
+
+class MoveLog(RichLog):
+    """The move log. When it gets shorter (a row of buttons appears under it) it scrolls back
+    to its end, so that the latest moves stay in view."""
+
+    def on_resize(self, event: Resize) -> None:
+        super().on_resize(event)
+        self.call_after_refresh(self.scroll_end, animate=False)
 
 
 def _log_text(line: LogLine) -> Text:
@@ -688,8 +840,13 @@ class PlayApp(App[Any]):
     TITLE = "Ristiseiska"
     CSS = """
     Screen { background: $background; }
+    /* the end-of-deal window leaves the final table in view, undimmed */
+    DealOver { background: $background 0%; }
     """
     ENABLE_COMMAND_PALETTE = False
+    # the set-up form tightens in a small terminal (80x24)
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (SHORT, "-tall")]
 
     def __init__(self, defaults: dict[str, Any] | None = None, session: Session | None = None,
                  data_dir_path: Path | None = None, quick: bool = False, save: bool = True) -> None:
@@ -707,7 +864,9 @@ class PlayApp(App[Any]):
         self.lang = lang
         for key, action in (("f1", "rules"), ("f2", "hint"), ("f3", "score"), ("ctrl+q", "quit")):
             self._bindings.key_to_bindings.pop(key, None)
-            self.bind(key, action, description=t(f"tui.key.{action}", lang))
+            # Ctrl+Q has priority: it quits from any window, a dialog or a picker too
+            self._bindings.bind(key, action, t(f"tui.key.{action}", lang),
+                                priority=key == "ctrl+q")
         self.refresh_bindings()
 
     def on_mount(self) -> None:

@@ -91,11 +91,14 @@ class Setup:
             raise ValueError(
                 _t("tui.error.bot_count", self.lang, n=self.players - 1, got=len(self.bots))
             )
+        bots = []
         for level in self.bots:
-            if level not in bot_levels():
-                raise ValueError(
-                    _t("tui.error.bot_level", self.lang, level=level, known=", ".join(bot_levels()))
-                )
+            known = level_id(level)
+            if known is None:
+                labels = ", ".join(level_label(b, self.lang) for b in bot_levels())
+                raise ValueError(_t("tui.error.bot_level", self.lang, level=level, known=labels))
+            bots.append(known)
+        self.bots = bots
         if self.seed is None:
             self.seed = secrets.randbelow(2**31)
         if not self.name.strip():
@@ -145,6 +148,23 @@ def bot_levels() -> tuple[str, ...]:
     from ..bots import BOT_NAMES
 
     return tuple(BOT_NAMES)
+
+
+def level_label(level: str, lang: str) -> str:
+    """A bot level as the person reads it (``taitava`` in Finnish, ``expert`` in English):
+    the same word in the set-up form, the players' panel and the error messages."""
+    label = _t("tui.level." + level, lang)
+    return level if label.startswith("tui.") else label
+
+
+def level_id(text: str) -> str | None:
+    """The bot level ``text`` means: its id (``expert``) or its name in either language
+    (``taitava``), any case; ``None`` for an unknown word."""
+    word = text.strip().casefold()
+    for level in bot_levels():
+        if word == level or word in (level_label(level, lang).casefold() for lang in ("fi", "en")):
+            return level
+    return None
 
 
 def make_bot(level: str, seed: int) -> Any:
@@ -243,6 +263,15 @@ class Session:
         if not self.human_to_move:
             raise ValueError(_t("tui.error.not_your_turn", self.lang,
                                 name=self.names[self.game.to_move]))
+        if self.game.phase == "give" and ":" not in text:
+            # Asked for a card, the person types just the card ("hk", "herttakuningas"):
+            # that card is the one to give.
+            try:
+                return self.game.parse_move(f"{GIVE}:{text}")
+            except (MoveError, CardError):
+                pass  # not a card: fall through to the general reading and its message
+            except IllegalMoveError as e:
+                raise ValueError(self.explain(text, str(e))) from None
         try:
             move = self.game.parse_move(text)
         except (MoveError, CardError):
@@ -265,7 +294,9 @@ class Session:
             m = None
         card = m.card.name(self.lang) if m is not None and m.card is not None else text
         if "is not in your hand" in reason:
-            return _t("tui.error.not_in_hand", self.lang, card=card)
+            # Finnish wants the partitive here: "Sinulla ei ole patakasia."
+            missing = m.card.name(self.lang, "par") if m is not None and m.card is not None else text
+            return _t("tui.error.not_in_hand", self.lang, card=missing)
         if "fits in more than one place" in reason:
             return _t("tui.error.ambiguous", self.lang, card=card)
         if "must be played first" in reason:

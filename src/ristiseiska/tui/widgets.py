@@ -17,7 +17,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from ..cards import RANK_TEXT, SUIT_SYMBOLS, Card
-from ..i18n import cards_left_label, t
+from ..i18n import cards_left_label, t, tn
 from ..moves import Move
 from ..table import NO
 
@@ -42,6 +42,17 @@ def render_table(view: Any, lang: str, recent: Collection[int] = ()) -> Text:
     table = view.table
     out = Text()
     two_decks = view.rules.decks == 2
+    # Before the first card only the opening card fits (the table's own open ends start
+    # with it): mark its slot like any other.
+    opening = None
+    if not any(rv.cards for rv in view.rows) and getattr(view.rules, "opening", None):
+        from ..cards import CardError, parse_card
+
+        try:
+            first = parse_card(view.rules.opening)
+            opening = (first.suit, first.deck, first.rank)
+        except CardError:
+            opening = None
     for rv in view.rows:
         row = rv.row
         suit = rv.suit
@@ -62,22 +73,25 @@ def render_table(view: Any, lang: str, recent: Collection[int] = ()) -> Text:
             if slot < table.minr or slot > table.maxr:
                 out.append("   ")
                 continue
+            # Three cells a slot: a mark, then the rank. A card down is a white face; a slot
+            # where a card fits now carries a "+" (so the two differ without colour too).
             if slot in occupied:
                 card = occupied[slot]
-                text = ("🃏" if card.is_joker else rank_text(rank)).rjust(2) + " "
-                style = ("black on white" if suit not in RED_SUITS else "red on white")
+                text = "🃏" if card.is_joker else rank_text(rank).rjust(2)
+                style = ("black" if suit not in RED_SUITS else "red") + " on white"
                 if int(card) in recent:
                     style = ("black" if suit not in RED_SUITS else "red") + " on yellow"
                 if slot == table.center:
                     style = "bold " + style
-                out.append(text[:2], style=style)
                 out.append(" ")
+                out.append(text, style=style)
             elif (table.fits[row] >> table.types[row][slot]) & 1:
                 # the next card that fits here: shown so that learners see the open ends
-                out.append(rank_text(rank).rjust(2) + " ", style="green")
+                out.append(("+" + rank_text(rank)).rjust(3), style="green")
+            elif opening is not None and (suit, rv.deck, rank) == opening:
+                out.append(("+" + rank_text(rank)).rjust(3), style="green")  # the opening card
             else:
-                mark = rank_text(rank).rjust(2) if slot == table.center else " ·"
-                out.append(mark + " ", style="dim")
+                out.append("  ·", style="dim")
         out.append("▌" if rv.high_closed else " ", style="yellow")
         out.append("\n")
     out.rstrip()
@@ -93,6 +107,7 @@ class TableView(Static):
 
     def show(self, view: Any, lang: str, recent: Collection[int] = ()) -> None:
         self.border_title = t("tui.table.title", lang)
+        self.border_subtitle = t("tui.table.legend", lang)
         self.update(render_table(view, lang, recent))
 
 
@@ -142,9 +157,9 @@ def render_players(view: Any, lang: str, levels: Sequence[str] | None = None,
         name = view.names[seat]
         out.append(name, style="bold" if seat == view.seat else "")
         if levels and seat > 0 and seat - 1 < len(levels):
-            level = levels[seat - 1]
-            label = t("tui.level." + level, lang)
-            out.append(f" ({level if label.startswith('tui.') else label})", style="dim")
+            from .session import level_label
+
+            out.append(f" ({level_label(levels[seat - 1], lang)})", style="dim")
         if seat == view.dealer:
             out.append(" " + t("tui.players.dealer", lang), style="dim italic")
         n = view.hand_sizes[seat]
@@ -171,9 +186,9 @@ def render_players(view: Any, lang: str, levels: Sequence[str] | None = None,
         out.append((t("tui.players.token_line", lang, name=who) if who
                     else t("tui.players.token_nobody", lang)) + "\n", style="yellow")
     elif rules.uses_chips:
-        out.append(t("tui.players.pot", lang, n=view.pot) + "\n", style="yellow")
+        out.append(tn("tui.players.pot", view.pot, lang) + "\n", style="yellow")
     if view.stock_size:
-        out.append(t("tui.players.stock", lang, n=view.stock_size))
+        out.append(tn("tui.players.stock", view.stock_size, lang))
     out.rstrip()
     return out
 
@@ -233,7 +248,9 @@ def render_sheet(names: Sequence[str], results: Sequence[Any], lang: str,
 # --- the hand ------------------------------------------------------------------------------------------
 
 class CardChip(Static):
-    """One card in the hand: a bordered face; legal cards are bright, others dim."""
+    """One card in the hand: a framed face. A card you may play now has a double frame (and
+    bright text); the others a thin, dim one. In a short terminal the chip is one line high
+    and a playable card is bracketed: ``[♣7]``."""
 
     class Chosen(Message):
         def __init__(self, index: int) -> None:
@@ -241,11 +258,13 @@ class CardChip(Static):
             self.index = index
 
     def __init__(self, card: Card, index: int, legal: bool, cursor: bool,
-                 mark_deck: bool = False) -> None:
+                 mark_deck: bool = False, compact: bool = False) -> None:
         classes = "chip" + (" legal" if legal else "") + (" cursor" if cursor else "")
         classes += " red" if card.suit in RED_SUITS else (" joker" if card.is_joker else "")
         # two different decks: the second deck's cards carry a small 2, like their rows
         label = card.symbol() + ("²" if mark_deck and card.deck == 1 else "")
+        if compact:
+            label = f"[{label}]" if legal else f" {label} "
         super().__init__(label, classes=classes, id=f"card-{index}")
         self.card = card
         self.index = index
@@ -256,7 +275,9 @@ class CardChip(Static):
 
 class HandView(Widget, can_focus=True):
     """The person's hand sorted by suit and rank, in a grid; arrows move the cursor, Enter or
-    a click chooses the card. Typing a letter or digit jumps to the input line."""
+    a click chooses the card. Typing a letter or digit jumps to the input line. In a short
+    terminal (the screen's ``-short`` class) the chips are one line high and the hand scrolls
+    within a few lines, so that the table stays on the screen."""
 
     COLUMNS = 20
     DEFAULT_CSS = """
@@ -266,11 +287,15 @@ class HandView(Widget, can_focus=True):
     HandView .chip { width: 5; height: 3; border: round $panel-lighten-2; content-align: center middle;
                      color: $text-muted; text-style: dim; }
     HandView .chip.red { color: $error-darken-1; }
-    HandView .chip.legal { color: $text; text-style: bold; border: round $success; }
+    HandView .chip.legal { color: $text; text-style: bold; border: double $success; }
     HandView .chip.legal.red { color: $error-lighten-1; }
     HandView .chip.cursor { background: $accent 40%; border: heavy $accent; }
     HandView.wide { grid-columns: 6; }
     HandView.wide .chip { width: 6; }
+    HandView.compact { max-height: 5; overflow-y: auto; scrollbar-size-vertical: 1; }
+    HandView.compact .chip, HandView.compact .chip.legal, HandView.compact .chip.cursor {
+        height: 1; border: none; }
+    HandView.compact .chip.cursor { text-style: bold reverse; }
     """
     BINDINGS = [
         Binding("left", "move(-1)", show=False),
@@ -282,7 +307,6 @@ class HandView(Widget, can_focus=True):
         Binding("enter", "choose", show=False),
         Binding("space", "choose", show=False),
     ]
-
     class Activated(Message):
         """The person chose ``card`` (``None``: Enter with no card, e.g. a forced move)."""
 
@@ -304,8 +328,10 @@ class HandView(Widget, can_focus=True):
         self.columns = self.COLUMNS
 
     def compose(self) -> Any:
+        compact = self.has_class("compact")
         for i, c in enumerate(self.cards):
-            yield CardChip(c, i, int(c) in self.legal, i == self.cursor, self.has_class("wide"))
+            yield CardChip(c, i, int(c) in self.legal, i == self.cursor, self.has_class("wide"),
+                           compact)
 
     def set_hand(self, cards: Sequence[Card], legal: set[int], title: str = "") -> None:
         """Show ``cards``; ``legal`` holds the ids of cards that can be chosen now. The
@@ -326,9 +352,17 @@ class HandView(Widget, can_focus=True):
             self.cursor = self.cards.index(card)
             self._mark()
 
+    def set_compact(self, compact: bool) -> None:
+        """One-line chips (a short terminal) or framed ones."""
+        if compact != self.has_class("compact"):
+            self.set_class(compact, "compact")
+            self.refresh(recompose=True)
+
     def _mark(self) -> None:
         for chip in self.query(CardChip):
             chip.set_class(chip.index == self.cursor, "cursor")
+            if chip.index == self.cursor:
+                self.scroll_to_widget(chip, animate=False)
 
     def action_move(self, step: int) -> None:
         if not self.cards:
@@ -337,8 +371,10 @@ class HandView(Widget, can_focus=True):
         self._mark()
 
     def on_resize(self, event: Any) -> None:
-        # as many cards a row as fit (each chip is 5 wide; border and padding take 4)
-        self.columns = max(4, (event.size.width - 4) // (6 if self.has_class("wide") else 5))
+        # as many cards a row as fit (each chip is 5 wide; border, padding and a scroll bar
+        # take 4 or 5)
+        room = event.size.width - (5 if self.has_class("compact") else 4)
+        self.columns = max(4, room // (6 if self.has_class("wide") else 5))
         self.styles.grid_size_columns = self.columns
 
     def action_move_row(self, rows: int) -> None:
