@@ -38,7 +38,7 @@ def deal_rewards(result: Any, players: int, reward: str) -> list[float]:
     are better, so higher reward is better); ``win``: 1 for the winner, 0 for the others."""
     if reward == "win":
         return [1.0 if result.winner == s else 0.0 for s in range(players)]
-    return [-float(p) for p in result.points]
+    return [float(-p) for p in result.points]
 
 
 def next_deal(rng: np.random.Generator, players: int) -> tuple[int, int]:
