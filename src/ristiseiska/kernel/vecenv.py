@@ -145,25 +145,21 @@ def _giver(hands, i, n, seat):
 
 
 @njit(cache=True)
-def _mask(i, n, st, hands, turns, params, line, stock_len, out):
-    """Write the legal actions of row ``i``'s seat to move into ``out`` (int8)."""
-    for a in range(NUM_ACTIONS):
-        out[a] = 0
+def _mask(i, n, st, hands, turns, params, playable, stock_len, out):
+    """Write the legal actions of row ``i``'s seat to move into ``out`` (int8);
+    ``playable``: the cards that may be played now (:func:`_playable`)."""
     seat = st[i, C_SEAT]
     h = hands[i, seat]
-    if st[i, C_RECV] >= 0:  # giving: any card of the hand
-        m = h
-        while m != _ZERO:
-            c = kth_bit(m, 0)
-            m &= m - _ONE
-            out[A_GIVE + c] = 1
+    giving = st[i, C_RECV] >= 0
+    lm = _ZERO if giving else h & playable
+    g = h if giving else _ZERO
+    for c in range(52):  # branch-free: the compiler vectorises these loops
+        out[c] = np.int8((lm >> np.uint64(c)) & _ONE)
+        out[A_GIVE + c] = np.int8((g >> np.uint64(c)) & _ONE)
+    for a in range(A_STOP, A_GIVE):
+        out[a] = 0
+    if giving:
         return
-    lm = h & _playable(st, i, params, line)
-    m = lm
-    while m != _ZERO:
-        c = kth_bit(m, 0)
-        m &= m - _ONE
-        out[c] = 1
     if st[i, C_MORE] != 0:
         out[A_STOP] = 1
     elif lm == _ZERO:
@@ -193,26 +189,19 @@ def _failure(i, n, st, hands, turns, params, stock_len):
 
 
 @njit(cache=True)
-def _observe(i, n, st, hands, chips, params, line, stock_len, out):
-    """Row ``i``'s observation for its seat to move (layout of ristiseiska.rl.encoding)."""
-    for k in range(out.shape[0]):
-        out[k] = 0.0
+def _observe(i, n, st, hands, chips, tab, fits, stock_len, out):
+    """Row ``i``'s observation for its seat to move (layout of ristiseiska.rl.encoding);
+    ``tab``: the cards on the table, ``fits``: the cards that fit now (:func:`_fits`)."""
     me = st[i, C_SEAT]
     h = hands[i, me]
-    while h != _ZERO:
-        c = kth_bit(h, 0)
-        h &= h - _ONE
-        out[c] = 1.0
-    for s in range(4):
-        lo = st[i, C_LO + s]
-        if lo != 0:
-            for p in range(lo, st[i, C_HI + s] + 1):
-                out[52 + s * 13 + line[p - 1]] = 1.0
-    f = _fits(st, i, params, line)
-    while f != _ZERO:
-        c = kth_bit(f, 0)
-        f &= f - _ONE
-        out[104 + c] = 1.0
+    t = tab[i]
+    for c in range(52):  # branch-free: the compiler vectorises these loops
+        sh = np.uint64(c)
+        out[c] = np.float32((h >> sh) & _ONE)
+        out[52 + c] = np.float32((t >> sh) & _ONE)
+        out[104 + c] = np.float32((fits >> sh) & _ONE)
+    for k in range(156, out.shape[0]):
+        out[k] = 0.0
     o_sizes = 156
     o_token = o_sizes + n
     o_chips = o_token + n
@@ -253,7 +242,7 @@ def _observe(i, n, st, hands, chips, params, line, stock_len, out):
 
 @njit(cache=True)
 def _new_deal(i, n, seed, st, hands, turns, chips, pens, stock, lines, poss, rng, line0, pos0,
-              params, dealt, dealt_stock):
+              params, dealt, dealt_stock, tab):
     deal = st[i, C_DEAL]
     dealer = deal % n
     state = derive_seed(seed, np.uint64(deal))
@@ -263,7 +252,9 @@ def _new_deal(i, n, seed, st, hands, turns, chips, pens, stock, lines, poss, rng
     for k in range(13):
         lines[i, k] = line0[k]
         poss[i, k] = pos0[k]
+    tab[i] = _ZERO
     if params[P_STOCK] != 0:
+        tab[i] = _ONE << np.uint64(6)
         state = deal_stock(n, dealer, state, hands[i], stock[i])
         st[i, C_LO] = pos0[6]  # the seven of clubs lies on the table
         st[i, C_HI] = pos0[6]
@@ -307,7 +298,7 @@ def _end_turn(i, n, st, turns, played, params):
 
 
 @njit(cache=True)
-def _apply(i, n, a, st, hands, turns, chips, pens, stock, lines, poss, params):
+def _apply(i, n, a, st, hands, turns, chips, pens, stock, lines, poss, params, tab):
     """Apply a legal action for row ``i``'s seat to move. Returns -2 while the deal goes on,
     else the winner (-1 when the stall limit ended it)."""
     seat = st[i, C_SEAT]
@@ -348,6 +339,7 @@ def _apply(i, n, a, st, hands, turns, chips, pens, stock, lines, poss, params):
     c = a
     h = hands[i, seat] ^ (_ONE << np.uint64(c))
     hands[i, seat] = h
+    tab[i] |= _ONE << np.uint64(c)
     s = c // 13
     if params[P_UPWARD] != 0 and aux[AUX_START] == 0:
         aux[AUX_START] = c - s * 13 + 1
@@ -376,7 +368,7 @@ def _apply(i, n, a, st, hands, turns, chips, pens, stock, lines, poss, params):
 
 
 @njit(cache=True)
-def _choose(i, n, pol, st, hands, params, lines, rng, behind, values, weights, mask_row):
+def _choose(i, n, pol, st, hands, playable, rng, behind, values, weights, mask_row):
     """An action of a kernel policy for row ``i`` (its legal mask in ``mask_row``)."""
     state = rng[i]
     seat = st[i, C_SEAT]
@@ -385,7 +377,7 @@ def _choose(i, n, pol, st, hands, params, lines, rng, behind, values, weights, m
         state, k = below(state, popcount(h))
         rng[i] = state
         return A_GIVE + kth_bit(h, k)
-    lm = h & _playable(st, i, params, lines[i])
+    lm = h & playable
     cnt = popcount(lm)
     if cnt == 0:  # the one failure move
         for a in range(A_STOP, A_GIVE):
@@ -421,7 +413,7 @@ def _finish(i, n, winner, st, hands, chips, pens, params, values, reward_mode, r
 @njit(cache=True)
 def vec_step(actions, apply_actions, n, num_envs, seed, policy, reward_mode, st, hands, turns,
              chips, pens, stock, lines, poss, rng, line0, pos0, params, values, behind,
-             weights, dealt, dealt_stock, obs, mask, rewards, dones, winners, points_out):
+             weights, dealt, dealt_stock, tab, obs, mask, rewards, dones, winners, points_out):
     """One step of every row: check and apply ``actions`` (if ``apply_actions``), play the
     kernel policies' seats, restart finished deals; write observations, masks, rewards.
     Returns the first row whose action is illegal (nothing is changed then), or -1."""
@@ -442,7 +434,7 @@ def vec_step(actions, apply_actions, n, num_envs, seed, policy, reward_mode, st,
         winner = -2
         if apply_actions:
             winner = _apply(i, n, actions[i], st, hands, turns, chips, pens, stock, lines,
-                            poss, params)
+                            poss, params, tab)
         while True:
             if winner != -2:  # the deal is over: score it, start the next one
                 _finish(i, n, winner, st, hands, chips, pens, params, values, reward_mode,
@@ -453,16 +445,20 @@ def vec_step(actions, apply_actions, n, num_envs, seed, policy, reward_mode, st,
                 winners[i] = winner
                 st[i, C_DEAL] += num_envs
                 _new_deal(i, n, seed, st, hands, turns, chips, pens, stock, lines, poss, rng,
-                          line0, pos0, params, dealt, dealt_stock)
+                          line0, pos0, params, dealt, dealt_stock, tab)
                 winner = -2
-            _mask(i, n, st, hands, turns, params, lines[i], stock_len, mask[i])
+            fits = _fits(st, i, params, lines[i])
+            playable = fits
+            if params[P_UPWARD] == 0 and not _opened(st, i, params):
+                playable = _ONE << np.uint64(params[P_OPENING])
+            _mask(i, n, st, hands, turns, params, playable, stock_len, mask[i])
             pol = policy[st[i, C_SEAT]]
             if pol == -1:
                 break
-            a = _choose(i, n, pol, st, hands, params, lines, rng, behind, values, weights,
-                        mask[i])
-            winner = _apply(i, n, a, st, hands, turns, chips, pens, stock, lines, poss, params)
-        _observe(i, n, st, hands, chips, params, lines[i], stock_len, obs[i])
+            a = _choose(i, n, pol, st, hands, playable, rng, behind, values, weights, mask[i])
+            winner = _apply(i, n, a, st, hands, turns, chips, pens, stock, lines, poss, params,
+                            tab)
+        _observe(i, n, st, hands, chips, tab, fits, stock_len, obs[i])
     return -1
 
 
@@ -485,11 +481,11 @@ def random_actions(mask, state_box, out):
 
 @njit(cache=True)
 def reset_all(n, num_envs, seed, st, hands, turns, chips, pens, stock, lines, poss, rng, line0,
-              pos0, params, dealt, dealt_stock):
+              pos0, params, dealt, dealt_stock, tab):
     for i in range(num_envs):
         st[i, C_DEAL] = i
         _new_deal(i, n, seed, st, hands, turns, chips, pens, stock, lines, poss, rng, line0,
-                  pos0, params, dealt, dealt_stock)
+                  pos0, params, dealt, dealt_stock, tab)
 
 
 class VecEnv:
@@ -539,6 +535,7 @@ class VecEnv:
         self.poss = np.zeros((N, 13), np.int64)
         self.rng = np.zeros(N, np.uint64)
         self.dealt = np.zeros((N, n), np.uint64)
+        self.tab = np.zeros(N, np.uint64)  # the cards on the table
         self.dealt_stock = np.zeros((N, STOCK_SIZE), np.int64)
         self.obs = np.zeros((N, self.obs_size), np.float32)
         self.mask = np.zeros((N, NUM_ACTIONS), np.int8)
@@ -555,7 +552,7 @@ class VecEnv:
                         self.policy, 1 if self.reward == "win" else 0, self.st, self.hands,
                         self.turns, self.chips, self.pens, self.stock, self.lines, self.poss,
                         self.rng, self.line0, self.pos0, self.params, self.values, self.behind,
-                        WEIGHTS, self.dealt, self.dealt_stock, self.obs, self.mask,
+                        WEIGHTS, self.dealt, self.dealt_stock, self.tab, self.obs, self.mask,
                         self.rewards, self.dones, self.winners, self.points)
 
     def reset(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -563,7 +560,7 @@ class VecEnv:
         seat)``: the observation and legal mask of each row's seat to move, and that seat."""
         reset_all(self.n, self.num_envs, np.uint64(self.seed), self.st, self.hands, self.turns,
                   self.chips, self.pens, self.stock, self.lines, self.poss, self.rng,
-                  self.line0, self.pos0, self.params, self.dealt, self.dealt_stock)
+                  self.line0, self.pos0, self.params, self.dealt, self.dealt_stock, self.tab)
         self._run(self._noop, False)
         self._started = True
         return self.obs, self.mask, self.st[:, C_SEAT]
