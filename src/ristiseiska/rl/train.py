@@ -1,0 +1,176 @@
+"""Train a linear softmax policy on the compiled vectorised environment, with numpy only.
+
+    python -m ristiseiska.rl.train --seconds 180 --out policy.npz
+    ristiseiska tournament --bots policy:path=policy.npz random random random --duplicate
+
+One seat (0) learns; the other seats are played inside the kernel (``--opponents``, default
+random players). The method is a one-step actor-critic: the policy is a softmax over the
+legal actions of ``[x, 1] @ W`` (``x``: the observation divided by a fixed scale), the
+critic a linear value ``[x, 1] @ v``; the reward is minus the learner's points at the end of
+the deal (divided by 20). Every update uses ``--envs`` deals stepped together. The result is
+a file for ``get_bot("policy", path=...)`` (:mod:`ristiseiska.bots.policy`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from typing import Any
+
+import numpy as np
+
+from ..bots.policy import FORMAT
+from ..kernel.vecenv import VecEnv
+from ..rules import Rules
+from .common import resolve_rules
+from .encoding import Encoding
+
+REWARD_SCALE = 20.0
+
+
+def single_thread_blas() -> bool:
+    """Ask numpy's bundled OpenBLAS for one thread (best effort). The products here are
+    small: on a busy machine BLAS threads waiting for each other made them 50 times slower
+    (measured). Returns whether it worked."""
+    import ctypes
+    import glob
+    import os
+
+    libdir = os.path.join(os.path.dirname(np.__file__), os.pardir, "numpy.libs")
+    for path in glob.glob(os.path.join(libdir, "*openblas*")):
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError:
+            continue
+        for name in ("scipy_openblas_set_num_threads64_", "openblas_set_num_threads64_",
+                     "openblas_set_num_threads"):
+            fn = getattr(lib, name, None)
+            if fn is not None:
+                fn(1)
+                return True
+    return False
+
+
+def observation_scale(enc: Encoding) -> np.ndarray:
+    """Divisors that bring every observation value to about 0..1."""
+    scale = np.ones(enc.obs_size)
+    off = enc.offsets
+    for name, div in (("sizes", 13.0), ("chips", 10.0), ("pot", 10.0), ("stock", 17.0)):
+        at, size = off[name]
+        scale[at:at + size] = div
+    return scale
+
+
+def train(rules: Rules, players: int = 4, seconds: float = 180.0, envs: int = 256,
+          seed: int = 0, opponents: str = "random", lr: float = 0.05, lr_value: float = 0.02,
+          log: Any = None) -> dict[str, Any]:
+    """Train and return ``{"W", "scale", "meta"}``; ``log(text)`` gets progress lines."""
+    single_thread_blas()
+    enc = Encoding(rules, players)
+    env = VecEnv(rules, players, envs, seed=seed,
+                 opponents=[None] + [opponents] * (players - 1))
+    if (enc.obs_size, enc.num_actions) != (env.obs_size, env.num_actions):
+        raise ValueError("the vector environment and the encoding disagree")  # pragma: no cover
+    rng = np.random.default_rng(seed)
+    scale = observation_scale(enc)
+    D, A = enc.obs_size, enc.num_actions
+    W = np.zeros((D + 1, A))
+    v = np.zeros(D + 1)
+    obs, mask, _ = env.reset()
+    xb = np.empty((envs, D + 1))
+    xb[:, D] = 1.0
+    xb[:, :D] = obs / scale
+    start = time.perf_counter()
+    steps = deals = 0
+    recent_r: list[float] = []
+    recent_w: list[float] = []
+    next_log = start + 10.0
+    while time.perf_counter() - start < seconds:
+        logits = xb @ W
+        logits[mask == 0] = -np.inf
+        logits -= logits.max(axis=1, keepdims=True)
+        p = np.exp(logits)
+        p /= p.sum(axis=1, keepdims=True)
+        u = rng.random(envs)[:, None]
+        a = np.minimum((np.cumsum(p, axis=1) < u).sum(axis=1), A - 1)
+        a = np.where(mask[np.arange(envs), a] != 0, a, np.argmax(mask, axis=1))  # rounding
+        value = xb @ v
+        obs, mask, _, rewards, done = env.step(a)
+        r = rewards[:, 0] / REWARD_SCALE
+        xb_next = np.empty_like(xb)
+        xb_next[:, D] = 1.0
+        xb_next[:, :D] = obs / scale
+        target = r + np.where(done, 0.0, xb_next @ v)
+        delta = target - value
+        g = -p
+        g[np.arange(envs), a] += 1.0
+        W += lr * (xb.T @ (g * delta[:, None])) / envs
+        v += lr_value * (xb.T @ delta) / envs
+        xb = xb_next
+        steps += envs
+        if done.any():
+            deals += int(done.sum())
+            recent_r.extend((rewards[done, 0]).tolist())
+            recent_w.extend((env.winners[done] == 0).astype(float).tolist())
+            del recent_r[:-5000], recent_w[:-5000]
+        if log is not None and time.perf_counter() >= next_log:
+            next_log += 10.0
+            log(f"{time.perf_counter() - start:6.0f} s  {deals:>8} deals  mean points "
+                f"{-np.mean(recent_r):6.2f}  wins {np.mean(recent_w):.3f}  (last 5000 deals)")
+    meta = {
+        "format": FORMAT,
+        "rules": rules.to_dict(),
+        "preset": rules.name or None,
+        "players": players,
+        "obs_size": D,
+        "num_actions": A,
+        "opponents": opponents,
+        "seconds": round(time.perf_counter() - start, 1),
+        "learner_steps": steps,
+        "deals": deals,
+        "seed": seed,
+        "final_mean_points": round(float(-np.mean(recent_r)), 3) if recent_r else None,
+        "final_win_rate": round(float(np.mean(recent_w)), 4) if recent_w else None,
+        "method": "one-step actor-critic, linear softmax policy and linear value, numpy",
+    }
+    return {"W": W.astype(np.float32), "scale": scale.astype(np.float32), "meta": meta}
+
+
+def save(result: dict[str, Any], path: str) -> None:
+    np.savez_compressed(path, W=result["W"], scale=result["scale"],
+                        meta=np.array(json.dumps(result["meta"])))
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m ristiseiska.rl.train", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--preset", default="ristiseiska", help="rule set (default ristiseiska)")
+    p.add_argument("--players", type=int, default=4, help="number of players (default 4)")
+    p.add_argument("--seconds", type=float, default=180.0, help="training time (default 180)")
+    p.add_argument("--envs", type=int, default=256, help="deals stepped together (default 256)")
+    p.add_argument("--opponents", default="random",
+                   help="kernel policy of the other seats: random, greedy, sensible, strong")
+    p.add_argument("--seed", type=int, default=0, help="seed (default 0)")
+    p.add_argument("--lr", type=float, default=0.05, help="policy step size (default 0.05)")
+    p.add_argument("--out", default="policy.npz", help="output file (default policy.npz)")
+    args = p.parse_args(argv)
+    try:
+        rules = resolve_rules(args.preset)
+        if args.seconds <= 0 or args.envs < 1:
+            raise ValueError("--seconds and --envs must be positive")
+        result = train(rules, args.players, args.seconds, args.envs, args.seed,
+                       args.opponents, args.lr, log=lambda t: print(t, flush=True))
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    save(result, args.out)
+    m = result["meta"]
+    print(f"saved {args.out}: {m['deals']} deals in {m['seconds']} s; last 5000 deals: mean "
+          f"points {m['final_mean_points']}, win rate {m['final_win_rate']}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
