@@ -14,7 +14,6 @@ from ristiseiska.rules import PRESETS, preset
 pettingzoo = pytest.importorskip("pettingzoo", reason="the rl extra (pettingzoo) is not installed")
 gymnasium = pytest.importorskip("gymnasium", reason="the rl extra (gymnasium) is not installed")
 
-import ristiseiska.rl  # noqa: E402  (registers the Gymnasium id)
 from ristiseiska.rl import GYM_ID, env  # noqa: E402
 
 NAMES = list(PRESETS)
@@ -88,7 +87,7 @@ def test_pettingzoo_illegal_action_ends_the_deal_cleanly() -> None:
     e.step(bad)
     assert all(e.terminations.values())
     assert e.rewards[mover] == -200.0 and e.infos[mover]["illegal"]
-    for agent in e.agent_iter():  # every agent then takes its dead step
+    for _agent in e.agent_iter():  # every agent then takes its dead step
         e.step(None)
     assert e.agents == []
 
@@ -218,7 +217,7 @@ def test_openspiel_parameters_tensors_and_resampling(pyspiel) -> None:
     assert len(state.observation_tensor(p)) == 192
     key = state.information_state_string(p)
     other_hands = set()
-    for k in range(5):
+    for _k in range(5):
         s2 = state.resample_from_infostate(p, pyspiel.UniformProbabilitySampler(0.0, 1.0))
         assert s2.information_state_string(p) == key
         assert s2.legal_actions() == state.legal_actions()

@@ -60,10 +60,10 @@ class RistiseiskaAEC(AECEnv):  # type: ignore[misc]
         self._rng = np.random.default_rng()
         self.game: Game | None = None
 
-    def observation_space(self, agent: str) -> spaces.Space:
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
         return self.observation_spaces[agent]
 
-    def action_space(self, agent: str) -> spaces.Space:
+    def action_space(self, agent: str) -> spaces.Space[Any]:
         return self.action_spaces[agent]
 
     # -- episode ----------------------------------------------------------------------------

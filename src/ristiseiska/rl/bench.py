@@ -67,7 +67,7 @@ def pettingzoo_steps_per_s(rules: Rules, players: int, seed: int, budget: float 
 
     def deal() -> int:
         steps = 0
-        for agent in env.agent_iter():
+        for _agent in env.agent_iter():
             obs, _, term, trunc, _ = env.last()
             if term or trunc:
                 env.step(None)

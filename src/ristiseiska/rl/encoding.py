@@ -184,7 +184,8 @@ class Encoding:
         a = _as_action(action, self.num_actions)
         for m in legal:
             if self.move_to_action(m) == a:
-                return m
+                move: Move = m
+                return move
         raise ActionError(f"action {a} ({self.describe_action(a)}) is not a legal move now")
 
     def legal_mask(self, legal: Any) -> np.ndarray:

@@ -27,7 +27,7 @@ from .common import ILLEGAL_REWARD, check_reward, deal_rewards, next_deal, resol
 from .encoding import ActionError, Encoding
 
 
-class RistiseiskaGym(gymnasium.Env):  # type: ignore[misc]
+class RistiseiskaGym(gymnasium.Env):
     metadata = {"render_modes": ["ansi"]}
 
     def __init__(self, preset: str = "ristiseiska", players: int = 4, rules: Any = None,

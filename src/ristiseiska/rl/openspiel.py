@@ -228,7 +228,8 @@ class RistiseiskaState(pyspiel.State):  # type: ignore[misc]
         stock drawn anew among the deals its view allows."""
         g = self._g
         if g is None or g.is_over():
-            return self.clone()
+            same: RistiseiskaState = self.clone()
+            return same
         from ..bots.knowledge import infer
 
         view = g.view(player_id)
@@ -236,7 +237,7 @@ class RistiseiskaState(pyspiel.State):  # type: ignore[misc]
         hands, stock = infer(view).sample(rng)
         hands = [list(h) for h in hands]
         hands[player_id] = list(view.hand)
-        new = self.clone()
+        new: RistiseiskaState = self.clone()
         new._prefix = self._prefix + list(g.events)
         new._g = Game.from_view(view, hands, stock)
         return new

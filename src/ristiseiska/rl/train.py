@@ -64,8 +64,8 @@ def observation_scale(enc: Encoding) -> np.ndarray:
 
 
 def train(rules: Rules, players: int = 4, seconds: float = 180.0, envs: int = 256,
-          seed: int = 0, opponents: str = "random", lr: float = 0.05, lr_value: float = 0.02,
-          log: Any = None) -> dict[str, Any]:
+          seed: int = 0, opponents: str = "random", lr: float = 0.5, lr_value: float = 0.05,
+          horizon: int = 32, log: Any = None) -> dict[str, Any]:
     """Train and return ``{"W", "scale", "meta"}``; ``log(text)`` gets progress lines."""
     single_thread_blas()
     enc = Encoding(rules, players)
@@ -78,43 +78,54 @@ def train(rules: Rules, players: int = 4, seconds: float = 180.0, envs: int = 25
     D, A = enc.obs_size, enc.num_actions
     W = np.zeros((D + 1, A))
     v = np.zeros(D + 1)
+    K = horizon
+    X = np.empty((K, envs, D + 1))
+    X[:, :, D] = 1.0
+    G = np.empty((K, envs, A))
+    R = np.empty((K, envs))
+    ends = np.empty((K, envs), bool)
+    rows = np.arange(envs)
     obs, mask, _ = env.reset()
-    xb = np.empty((envs, D + 1))
-    xb[:, D] = 1.0
-    xb[:, :D] = obs / scale
     start = time.perf_counter()
     steps = deals = 0
     recent_r: list[float] = []
     recent_w: list[float] = []
     next_log = start + 10.0
     while time.perf_counter() - start < seconds:
-        logits = xb @ W
-        logits[mask == 0] = -np.inf
-        logits -= logits.max(axis=1, keepdims=True)
-        p = np.exp(logits)
-        p /= p.sum(axis=1, keepdims=True)
-        u = rng.random(envs)[:, None]
-        a = np.minimum((np.cumsum(p, axis=1) < u).sum(axis=1), A - 1)
-        a = np.where(mask[np.arange(envs), a] != 0, a, np.argmax(mask, axis=1))  # rounding
-        value = xb @ v
-        obs, mask, _, rewards, done = env.step(a)
-        r = rewards[:, 0] / REWARD_SCALE
-        xb_next = np.empty_like(xb)
-        xb_next[:, D] = 1.0
-        xb_next[:, :D] = obs / scale
-        target = r + np.where(done, 0.0, xb_next @ v)
-        delta = target - value
-        g = -p
-        g[np.arange(envs), a] += 1.0
-        W += lr * (xb.T @ (g * delta[:, None])) / envs
-        v += lr_value * (xb.T @ delta) / envs
-        xb = xb_next
-        steps += envs
-        if done.any():
-            deals += int(done.sum())
-            recent_r.extend((rewards[done, 0]).tolist())
-            recent_w.extend((env.winners[done] == 0).astype(float).tolist())
-            del recent_r[:-5000], recent_w[:-5000]
+        for t in range(K):  # K steps of every row, then one update
+            x = X[t]
+            x[:, :D] = obs / scale
+            logits = x @ W
+            logits[mask == 0] = -np.inf
+            logits -= logits.max(axis=1, keepdims=True)
+            p = np.exp(logits)
+            p /= p.sum(axis=1, keepdims=True)
+            u = rng.random(envs)[:, None]
+            a = np.minimum((np.cumsum(p, axis=1) < u).sum(axis=1), A - 1)
+            a = np.where(mask[rows, a] != 0, a, np.argmax(mask, axis=1))  # rounding
+            g = G[t]
+            np.negative(p, out=g)
+            g[rows, a] += 1.0
+            obs, mask, _, rewards, done = env.step(a)
+            R[t] = rewards[:, 0] / REWARD_SCALE
+            ends[t] = done
+            if done.any():
+                deals += int(done.sum())
+                recent_r.extend(rewards[done, 0].tolist())
+                recent_w.extend((env.winners[done] == 0).astype(float).tolist())
+                del recent_r[:-5000], recent_w[:-5000]
+        # returns to the end of each deal (no discount), the value of the next position
+        # standing in for the rest of a deal that goes on past the K steps
+        ret = np.concatenate([obs / scale, np.ones((envs, 1))], axis=1) @ v
+        for t in range(K - 1, -1, -1):
+            ret = R[t] + np.where(ends[t], 0.0, ret)
+            R[t] = ret
+        Xf = X.reshape(K * envs, D + 1)
+        adv = R.reshape(-1) - Xf @ v
+        v += lr_value * (Xf.T @ adv) / (K * envs)
+        adv /= adv.std() + 1e-8
+        W += lr * (Xf.T @ (G.reshape(K * envs, A) * adv[:, None])) / (K * envs)
+        steps += K * envs
         if log is not None and time.perf_counter() >= next_log:
             next_log += 10.0
             log(f"{time.perf_counter() - start:6.0f} s  {deals:>8} deals  mean points "
@@ -133,7 +144,8 @@ def train(rules: Rules, players: int = 4, seconds: float = 180.0, envs: int = 25
         "seed": seed,
         "final_mean_points": round(float(-np.mean(recent_r)), 3) if recent_r else None,
         "final_win_rate": round(float(np.mean(recent_w)), 4) if recent_w else None,
-        "method": "one-step actor-critic, linear softmax policy and linear value, numpy",
+        "method": "advantage actor-critic (returns to the end of the deal), linear softmax "
+                  "policy and linear value, numpy",
     }
     return {"W": W.astype(np.float32), "scale": scale.astype(np.float32), "meta": meta}
 
@@ -153,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--opponents", default="random",
                    help="kernel policy of the other seats: random, greedy, sensible, strong")
     p.add_argument("--seed", type=int, default=0, help="seed (default 0)")
-    p.add_argument("--lr", type=float, default=0.05, help="policy step size (default 0.05)")
+    p.add_argument("--lr", type=float, default=0.5, help="policy step size (default 0.5)")
     p.add_argument("--out", default="policy.npz", help="output file (default policy.npz)")
     args = p.parse_args(argv)
     try:
