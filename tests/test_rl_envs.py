@@ -5,6 +5,7 @@ preset: PettingZoo (api_test, seed_test), Gymnasium (check_env), OpenSpiel
 from __future__ import annotations
 
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -160,6 +161,12 @@ def test_gymnasium_with_our_bots_and_an_illegal_action() -> None:
     assert total == -info["result"]["points"][0]
     with pytest.raises(ValueError, match="unknown bot"):
         gymnasium.make(GYM_ID, opponents=("wizard", "random", "random"))
+    shipped = Path(__file__).resolve().parents[1] / "examples" / "policy-ristiseiska-4p.npz"
+    e2 = gymnasium.make(GYM_ID, opponents=(f"policy:path={shipped}", "basic", "random"))
+    obs, _ = e2.reset(seed=1)
+    assert obs["observation"].shape == (192,)
+    with pytest.raises(ValueError, match="does not exist"):
+        gymnasium.make(GYM_ID, opponents=("policy:path=/no/such.npz", "basic", "random"))
     with pytest.raises(ValueError, match="one opponent per other seat"):
         gymnasium.make(GYM_ID, players=4, opponents=("random",) * 2)
 

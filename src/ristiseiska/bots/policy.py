@@ -5,9 +5,11 @@
 
 The file (``.npz``, written by ``python -m ristiseiska.rl.train``) holds ``W`` (a
 ``(D + 1) × A`` float matrix: one row per observation value, the last row the bias),
-``scale`` (``D`` divisors applied to the observation first) and ``meta`` (JSON: the rules it
-was trained on, players, sizes). Observation and action ids are those of
-:mod:`ristiseiska.rl.encoding`, built from the bot's own view only. By default the bot plays
+``scale`` (``D`` divisors applied to the observation first), optionally ``theta`` (weights of
+the per-action features of :func:`action_features`) and ``meta`` (JSON: the rules it was
+trained on, players, sizes). The logit of action ``a`` is ``[x, 1] @ W[:, a] + theta @
+phi(x, a)``. Observation and action ids are those of :mod:`ristiseiska.rl.encoding`, built
+from the bot's own view only. By default the bot plays
 the most probable legal move; ``sample=1`` draws from the policy instead (seeded, so the same
 seed and view give the same move). Needs only numpy.
 """
@@ -25,6 +27,49 @@ from ..moves import Move
 from .base import Bot, Reason, legal_of
 
 FORMAT = "ristiseiska-linear-policy"
+# Per-action features computed from the observation alone (one-deck rule sets, 110 actions):
+# for playing card c, the seat's own cards and the unseen cards that can only follow c, c's
+# points, and c's points again when an opponent holds at most two cards; the stop and token
+# moves; for giving card c, its points and the cards that can only follow it.
+FEATURES = ("own_behind", "unseen_behind", "value", "value_near", "stop", "token",
+            "give_value", "give_own_behind", "give_unseen_behind")
+_GIVE, _STOP, _TOKEN, _NACT = 58, 52, 53, 110
+
+
+@lru_cache(maxsize=32)
+def feature_tables(rules: Any) -> tuple[np.ndarray, np.ndarray]:
+    """``(B, values)``: ``B[c, j] = 1`` when card ``j`` can only be laid after ``c`` (the
+    kernel's ``behind`` masks) and each card's points, for the rules (kernel rule sets)."""
+    from ..kernel import behind_array, rule_arrays
+
+    behind = behind_array(rules)
+    B = np.array([[(int(behind[c]) >> j) & 1 for j in range(52)] for c in range(52)], float)
+    return B, rule_arrays(rules)[3].astype(float)
+
+
+def action_features(obs: np.ndarray, players: int, B: np.ndarray,
+                    values: np.ndarray) -> np.ndarray:
+    """``(N, 110, len(FEATURES))`` features of every action for ``N`` observations (rows of
+    the one-deck layout of :mod:`ristiseiska.rl.encoding`)."""
+    N = obs.shape[0]
+    hand = obs[:, :52]
+    unseen = 1.0 - hand - obs[:, 52:104]
+    own = hand @ B.T / 13.0
+    hidden = unseen @ B.T / 13.0
+    sizes = obs[:, 156 + 1:156 + players]  # the other seats' hand sizes
+    near = (sizes.min(axis=1) <= 2).astype(float)[:, None] if players > 1 else np.zeros((N, 1))
+    v = values[None, :] / 14.0
+    phi = np.zeros((N, _NACT, len(FEATURES)))
+    phi[:, :52, 0] = own
+    phi[:, :52, 1] = hidden
+    phi[:, :52, 2] = v
+    phi[:, :52, 3] = v * near
+    phi[:, _STOP, 4] = 1.0
+    phi[:, _TOKEN, 5] = 1.0
+    phi[:, _GIVE:_GIVE + 52, 6] = v
+    phi[:, _GIVE:_GIVE + 52, 7] = own
+    phi[:, _GIVE:_GIVE + 52, 8] = hidden
+    return phi
 
 
 class PolicyFileError(ValueError):
@@ -32,8 +77,9 @@ class PolicyFileError(ValueError):
 
 
 @lru_cache(maxsize=8)
-def load_policy(path: str) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
-    """``(W, scale, meta)`` from a policy file (cached per path; do not change the arrays)."""
+def load_policy(path: str) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, dict[str, Any]]:
+    """``(W, scale, theta, meta)`` from a policy file (cached per path; do not change the
+    arrays). ``theta`` is ``None`` for a plain linear policy."""
     if not os.path.isfile(path):
         raise PolicyFileError(f"policy file {path!r} does not exist")
     try:
@@ -41,13 +87,17 @@ def load_policy(path: str) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
             W = np.asarray(f["W"], np.float64)
             scale = np.asarray(f["scale"], np.float64)
             meta = json.loads(str(f["meta"]))
+            theta = np.asarray(f["theta"], np.float64) if "theta" in f.files else None
     except (OSError, KeyError, ValueError) as e:
         raise PolicyFileError(f"{path!r} is not a policy file: {e}") from None
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         raise PolicyFileError(f"{path!r} is not a {FORMAT} file")
     if W.ndim != 2 or scale.shape != (W.shape[0] - 1,) or not np.isfinite(W).all():
         raise PolicyFileError(f"{path!r}: the weights have the wrong shape or are not finite")
-    return W, scale, meta
+    if theta is not None and (theta.shape != (len(FEATURES),) or W.shape[1] != _NACT
+                              or not np.isfinite(theta).all()):
+        raise PolicyFileError(f"{path!r}: the feature weights do not fit this bot")
+    return W, scale, theta, meta
 
 
 class PolicyBot(Bot):
@@ -60,7 +110,7 @@ class PolicyBot(Bot):
             raise ValueError("the policy bot needs a policy file: get_bot('policy', path=...)"
                              " (train one with: python -m ristiseiska.rl.train)")
         self.path = str(path)
-        self.W, self.scale, self.meta = load_policy(self.path)
+        self.W, self.scale, self.theta, self.meta = load_policy(self.path)
         self.sample = bool(sample)
 
     def probabilities(self, view: Any) -> tuple[list[Move], np.ndarray]:
@@ -75,8 +125,19 @@ class PolicyBot(Bot):
                 f"{enc.obs_size} and {enc.num_actions} (train a policy for them)")
         legal = list(legal_of(view))
         ids = [enc.move_to_action(m) for m in legal]
-        x = enc.observe(view) / self.scale
+        obs = enc.observe(view)
+        x = obs / self.scale
         logits = x @ self.W[:-1, ids] + self.W[-1, ids]
+        if self.theta is not None:
+            from ..kernel import unsupported
+
+            why = unsupported(view.rules, view.players)
+            if why:
+                raise PolicyFileError(f"{self.path!r} uses card features that need rules the "
+                                      f"kernel plays: {why}")
+            B, values = feature_tables(view.rules)
+            phi = action_features(obs[None, :], view.players, B, values)[0]
+            logits = logits + phi[ids] @ self.theta
         p = np.exp(logits - logits.max())
         return legal, p / p.sum()
 

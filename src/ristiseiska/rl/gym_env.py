@@ -5,6 +5,8 @@
     ...                    opponents=("expert", "random", "random"))
     >>> obs, info = e.reset(seed=1)
 
+``opponents``: one bot per other seat (or one name for all), written as in ``ristiseiska
+tournament``: ``"expert"``, ``"master:iterations=50"``, ``"policy:path=policy.npz"``.
 Observation and actions as in :mod:`.encoding` (the same Dict as the PettingZoo env). One
 episode is one deal; the learner's seat (``seat``, default 0) acts whenever the engine says
 it is to move. The reward comes at the end of the deal (``reward="points"``: minus the
@@ -23,6 +25,7 @@ from gymnasium import spaces
 
 from ..bots import get_bot
 from ..game import Game
+from ..tournament import parse_bot_spec
 from .common import ILLEGAL_REWARD, check_reward, deal_rewards, next_deal, resolve_rules
 from .encoding import ActionError, Encoding
 
@@ -43,8 +46,9 @@ class RistiseiskaGym(gymnasium.Env):
         names = [opponents] * (players - 1) if isinstance(opponents, str) else list(opponents)
         if len(names) != players - 1:
             raise ValueError(f"give one opponent per other seat ({players - 1}), not {len(names)}")
-        for name in names:
-            get_bot(name, seed=0)  # refuse unknown names now, with the list of known ones
+        # bot specs as in the tournament: "expert", "master:iterations=50",
+        # "policy:path=policy.npz" (unknown names and options are refused here)
+        self.opponent_specs = [parse_bot_spec(str(name)) for name in names]
         self.opponent_names = names
         if render_mode not in (None, "ansi"):
             raise ValueError(f"render_mode must be None or 'ansi', not {render_mode!r}")
@@ -88,8 +92,8 @@ class RistiseiskaGym(gymnasium.Env):
         self.game = Game(self.rules, self.n, seed=deal_seed, dealer=dealer)
         self._abandoned = False
         others = [s for s in range(self.n) if s != self.seat]
-        self._bots = {s: get_bot(name, seed=int(self.np_random.integers(0, 1 << 62)))
-                      for s, name in zip(others, self.opponent_names, strict=True)}
+        self._bots = {s: get_bot(name, seed=int(self.np_random.integers(0, 1 << 62)), **opts)
+                      for s, (name, opts) in zip(others, self.opponent_specs, strict=True)}
         self._play_others()
         # A deal the others finish before the learner's first move is rare but possible
         # (a short stock game); it is returned as is, with the mask all zero.

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from ..bots.policy import FORMAT
+from ..bots.policy import FEATURES, FORMAT, action_features, feature_tables
 from ..kernel.vecenv import VecEnv
 from ..rules import Rules
 from .common import resolve_rules
@@ -63,9 +63,28 @@ def observation_scale(enc: Encoding) -> np.ndarray:
     return scale
 
 
+class Adam:
+    """Adam steps for one array (ascent): scale-free, so one step size fits every weight."""
+
+    def __init__(self, shape: Any, lr: float) -> None:
+        self.lr = lr
+        self.m = np.zeros(shape)
+        self.s = np.zeros(shape)
+        self.t = 0
+
+    def step(self, w: np.ndarray, grad: np.ndarray) -> None:
+        self.t += 1
+        self.m = 0.9 * self.m + 0.1 * grad
+        self.s = 0.999 * self.s + 0.001 * grad * grad
+        m = self.m / (1 - 0.9 ** self.t)
+        s = self.s / (1 - 0.999 ** self.t)
+        w += self.lr * m / (np.sqrt(s) + 1e-8)
+
+
 def train(rules: Rules, players: int = 4, seconds: float = 180.0, envs: int = 256,
-          seed: int = 0, opponents: str = "random", lr: float = 0.5, lr_value: float = 0.05,
-          horizon: int = 32, log: Any = None) -> dict[str, Any]:
+          seed: int = 0, opponents: str = "random", lr: float = 0.002, lr_value: float = 0.05,
+          horizon: int = 16, features: bool = True, lr_features: float = 0.05,
+          log: Any = None) -> dict[str, Any]:
     """Train and return ``{"W", "scale", "meta"}``; ``log(text)`` gets progress lines."""
     single_thread_blas()
     enc = Encoding(rules, players)
@@ -78,7 +97,12 @@ def train(rules: Rules, players: int = 4, seconds: float = 180.0, envs: int = 25
     D, A = enc.obs_size, enc.num_actions
     W = np.zeros((D + 1, A))
     v = np.zeros(D + 1)
+    nf = len(FEATURES)
+    theta = np.zeros(nf)
+    B, values = feature_tables(rules)
     K = horizon
+    Psi = np.empty((K, envs, nf))  # per step: chosen action's features minus the expected
+    opt_w, opt_theta = Adam(W.shape, lr), Adam(theta.shape, lr_features)
     X = np.empty((K, envs, D + 1))
     X[:, :, D] = 1.0
     G = np.empty((K, envs, A))
@@ -95,7 +119,10 @@ def train(rules: Rules, players: int = 4, seconds: float = 180.0, envs: int = 25
         for t in range(K):  # K steps of every row, then one update
             x = X[t]
             x[:, :D] = obs / scale
+            phi = action_features(obs, players, B, values) if features else None
             logits = x @ W
+            if phi is not None:
+                logits += phi @ theta
             logits[mask == 0] = -np.inf
             logits -= logits.max(axis=1, keepdims=True)
             p = np.exp(logits)
@@ -106,6 +133,8 @@ def train(rules: Rules, players: int = 4, seconds: float = 180.0, envs: int = 25
             g = G[t]
             np.negative(p, out=g)
             g[rows, a] += 1.0
+            if phi is not None:
+                Psi[t] = np.einsum("na,nak->nk", g, phi)
             obs, mask, _, rewards, done = env.step(a)
             R[t] = rewards[:, 0] / REWARD_SCALE
             ends[t] = done
@@ -124,7 +153,9 @@ def train(rules: Rules, players: int = 4, seconds: float = 180.0, envs: int = 25
         adv = R.reshape(-1) - Xf @ v
         v += lr_value * (Xf.T @ adv) / (K * envs)
         adv /= adv.std() + 1e-8
-        W += lr * (Xf.T @ (G.reshape(K * envs, A) * adv[:, None])) / (K * envs)
+        opt_w.step(W, (Xf.T @ (G.reshape(K * envs, A) * adv[:, None])) / (K * envs))
+        if features:
+            opt_theta.step(theta, (Psi.reshape(K * envs, nf).T @ adv) / (K * envs))
         steps += K * envs
         if log is not None and time.perf_counter() >= next_log:
             next_log += 10.0
@@ -144,15 +175,20 @@ def train(rules: Rules, players: int = 4, seconds: float = 180.0, envs: int = 25
         "seed": seed,
         "final_mean_points": round(float(-np.mean(recent_r)), 3) if recent_r else None,
         "final_win_rate": round(float(np.mean(recent_w)), 4) if recent_w else None,
+        "features": list(FEATURES) if features else [],
         "method": "advantage actor-critic (returns to the end of the deal), linear softmax "
                   "policy and linear value, numpy",
     }
-    return {"W": W.astype(np.float32), "scale": scale.astype(np.float32), "meta": meta}
+    out = {"W": W.astype(np.float32), "scale": scale.astype(np.float32), "meta": meta}
+    if features:
+        out["theta"] = theta
+    return out
 
 
 def save(result: dict[str, Any], path: str) -> None:
+    extra = {"theta": result["theta"]} if "theta" in result else {}
     np.savez_compressed(path, W=result["W"], scale=result["scale"],
-                        meta=np.array(json.dumps(result["meta"])))
+                        meta=np.array(json.dumps(result["meta"])), **extra)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -165,15 +201,19 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--opponents", default="random",
                    help="kernel policy of the other seats: random, greedy, sensible, strong")
     p.add_argument("--seed", type=int, default=0, help="seed (default 0)")
-    p.add_argument("--lr", type=float, default=0.5, help="policy step size (default 0.5)")
+    p.add_argument("--lr", type=float, default=0.002,
+                   help="Adam step size of the observation weights (default 0.002)")
     p.add_argument("--out", default="policy.npz", help="output file (default policy.npz)")
+    p.add_argument("--no-features", action="store_true",
+                   help="learn on the raw observation only (no per-action card features)")
     args = p.parse_args(argv)
     try:
         rules = resolve_rules(args.preset)
         if args.seconds <= 0 or args.envs < 1:
             raise ValueError("--seconds and --envs must be positive")
         result = train(rules, args.players, args.seconds, args.envs, args.seed,
-                       args.opponents, args.lr, log=lambda t: print(t, flush=True))
+                       args.opponents, args.lr, features=not args.no_features,
+                       log=lambda t: print(t, flush=True))
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
