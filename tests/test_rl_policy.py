@@ -100,4 +100,9 @@ def test_bench_env_json() -> None:
     got = json.loads(out)
     assert set(got["env_steps_per_s"]) == {"1", "64", "1024"}
     assert all(v > 0 for v in got["env_steps_per_s"].values())
+    assert set(got["env_steps_per_cpu_s"]) == {"1", "64", "1024"}
     assert got["kernel_deals_per_s"] > 0 and got["pettingzoo_steps_per_s"] > 0
+    out = subprocess.run([sys.executable, "-m", "ristiseiska.cli", "bench", "--env",
+                          "--preset", "kaksi-pakkaa"], capture_output=True, text=True,
+                         timeout=600, check=True).stdout
+    assert "skipped (the kernel does not play two decks)" in out and "PettingZoo" in out

@@ -7,6 +7,7 @@ second in the same run, so the figures can be compared on one machine state.
 
 from __future__ import annotations
 
+import os
 import time
 from typing import Any
 
@@ -17,48 +18,61 @@ from ..rules import Rules
 SIZES = (1, 64, 1024)
 
 
-def _timed(fn: Any, budget: float) -> tuple[int, float]:
-    """Call ``fn()`` (returning a count) until ``budget`` seconds pass; (count, seconds)."""
+def _timed(fn: Any, budget: float) -> tuple[int, float, float]:
+    """Call ``fn()`` (returning a count) until ``budget`` seconds pass; (count, wall
+    seconds, CPU seconds of this process)."""
     done = 0
     start = time.perf_counter()
+    cpu = time.process_time()
     while True:
         done += fn()
         dt = time.perf_counter() - start
         if dt >= budget:
-            return done, dt
+            return done, dt, max(time.process_time() - cpu, 1e-9)
 
 
 def vec_steps_per_s(rules: Rules, players: int, num_envs: int, seed: int,
-                    budget: float = 0.5) -> float:
+                    budget: float = 0.5) -> tuple[float, float]:
+    """Random agents' steps per second: (per wall-clock second, per CPU second)."""
     from ..kernel.vecenv import VecEnv
 
     env = VecEnv(rules, players, num_envs, seed=seed)
     env.reset()
     env.step(env.random_actions())
-    best = 0.0
+    best = best_cpu = 0.0
+    reps = max(1, 4096 // num_envs)
+
+    def chunk() -> int:
+        for _ in range(reps):
+            env.step(env.random_actions())
+        return reps * num_envs
+
     for _ in range(3):  # best of three: the least disturbed by other processes
-        def chunk() -> int:
-            for _ in range(max(1, 4096 // num_envs)):
-                env.step(env.random_actions())
-            return max(1, 4096 // num_envs) * num_envs
-        steps, dt = _timed(chunk, budget / 3)
+        steps, dt, cpu = _timed(chunk, budget / 3)
         best = max(best, steps / dt)
-    return best
+        best_cpu = max(best_cpu, steps / cpu)
+    return best, best_cpu
 
 
-def kernel_deals_per_s(rules: Rules, players: int, seed: int, deals: int = 50_000) -> float:
+def kernel_deals_per_s(rules: Rules, players: int, seed: int,
+                       deals: int = 50_000) -> tuple[float, float]:
+    """Whole random deals per second: (per wall-clock second, per CPU second)."""
     from ..kernel import play_deals
 
     play_deals(rules, players, seed, 10)
-    best = float("inf")
+    best = best_cpu = float("inf")
     for rep in range(3):
         start = time.perf_counter()
+        cpu = time.process_time()
         play_deals(rules, players, seed + rep, deals)
         best = min(best, time.perf_counter() - start)
-    return deals / best
+        best_cpu = min(best_cpu, max(time.process_time() - cpu, 1e-9))
+    return deals / best, deals / best_cpu
 
 
-def pettingzoo_steps_per_s(rules: Rules, players: int, seed: int, budget: float = 1.0) -> float:
+def pettingzoo_steps_per_s(rules: Rules, players: int, seed: int,
+                           budget: float = 1.0) -> tuple[float, float]:
+    """Random agents' steps per second: (per wall-clock second, per CPU second)."""
     from .aec import RistiseiskaAEC
 
     env = RistiseiskaAEC(rules=rules, players=players)
@@ -78,8 +92,8 @@ def pettingzoo_steps_per_s(rules: Rules, players: int, seed: int, budget: float 
         env.reset()
         return steps
 
-    steps, dt = _timed(deal, budget)
-    return steps / dt
+    steps, dt, cpu = _timed(deal, budget)
+    return steps / dt, steps / cpu
 
 
 def run_bench(rules: Rules, players: int, seed: int, quick: bool = False) -> dict[str, Any]:
@@ -95,18 +109,27 @@ def run_bench(rules: Rules, players: int, seed: int, quick: bool = False) -> dic
         out["skipped"] = why
     else:
         warm_up()
-        out["env_steps_per_s"] = {str(n): round(vec_steps_per_s(rules, players, n, seed, budget))
-                                  for n in SIZES}
-        out["kernel_deals_per_s"] = round(kernel_deals_per_s(
-            rules, players, seed, 5_000 if quick else 50_000))
+        got = {str(n): vec_steps_per_s(rules, players, n, seed, budget) for n in SIZES}
+        out["env_steps_per_s"] = {k: round(v[0]) for k, v in got.items()}
+        kernel = kernel_deals_per_s(rules, players, seed, 5_000 if quick else 50_000)
+        out["kernel_deals_per_s"] = round(kernel[0])
+        # Per CPU second of this process: on a machine shared with other work the
+        # wall-clock figures fall with the load, these much less.
+        out["env_steps_per_cpu_s"] = {k: round(v[1]) for k, v in got.items()}
+        out["kernel_deals_per_cpu_s"] = round(kernel[1])
+        try:
+            out["load_average"] = round(os.getloadavg()[0], 2)
+        except OSError:  # pragma: no cover - not on every system
+            pass
     try:
         import pettingzoo  # noqa: F401
     except ImportError:
         out["pettingzoo_steps_per_s"] = None
         out["pettingzoo_skipped"] = "pettingzoo is not installed (pip install 'ristiseiska[rl]')"
     else:
-        out["pettingzoo_steps_per_s"] = round(pettingzoo_steps_per_s(
-            rules, players, seed, budget), 1)
+        wall, cpu = pettingzoo_steps_per_s(rules, players, seed, budget)
+        out["pettingzoo_steps_per_s"] = round(wall, 1)
+        out["pettingzoo_steps_per_cpu_s"] = round(cpu, 1)
     return out
 
 
@@ -115,11 +138,17 @@ def format_bench(r: dict[str, Any]) -> str:
     if r.get("skipped"):
         lines.append(f"  compiled environment: skipped ({r['skipped']})")
     else:
+        cpu = r["env_steps_per_cpu_s"]
         for n, v in r["env_steps_per_s"].items():
-            lines.append(f"  compiled vector env, N = {n:>4}: {v:>12,.0f} steps/s")
-        lines.append(f"  kernel (whole deals):        {r['kernel_deals_per_s']:>12,.0f} deals/s")
+            lines.append(f"  compiled vector env, N = {n:>4}: {v:>12,.0f} steps/s "
+                         f"({cpu[n]:,.0f} per CPU second)")
+        lines.append(f"  kernel (whole deals):        {r['kernel_deals_per_s']:>12,.0f} deals/s "
+                     f"({r['kernel_deals_per_cpu_s']:,.0f} per CPU second)")
+        if "load_average" in r:
+            lines.append(f"  (load average {r['load_average']}: other programs lower the figures)")
     if r.get("pettingzoo_steps_per_s") is not None:
-        lines.append(f"  PettingZoo AEC (full engine): {r['pettingzoo_steps_per_s']:>11,.0f} steps/s")
+        lines.append(f"  PettingZoo AEC (full engine): {r['pettingzoo_steps_per_s']:>11,.0f} steps/s "
+                     f"({r['pettingzoo_steps_per_cpu_s']:,.0f} per CPU second)")
     else:
         lines.append(f"  PettingZoo AEC: skipped ({r.get('pettingzoo_skipped')})")
     return "\n".join(lines)
