@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from ristiseiska.cards import CARDS
 from ristiseiska.game import Game
@@ -143,3 +145,26 @@ def test_bad_setup_is_refused() -> None:
         vecenv.VecEnv(preset("ristiseiska"), 4, 1, opponents=[None, "clever", None, None])
     with pytest.raises(RuntimeError, match="reset"):
         vecenv.VecEnv(preset("ristiseiska"), 4, 1).step([0])
+
+
+@settings(max_examples=12, deadline=None)
+@given(order=st.sampled_from(["low-first", "high-first", "both"]),
+       ace=st.sampled_from(["low", "high"]),
+       failure=st.sampled_from(["token", "pass", "ask", "chip"]),
+       hoarding=st.sampled_from(["none", "sevens-sixes-eights", "all-but-sevens",
+                                 "any-with-penalty"]),
+       extra=st.booleans(), multi=st.booleans(), frp=st.booleans(),
+       opening=st.sampled_from(["C7", "H7", "any"]),
+       values=st.sampled_from(["ace14", "ace1", "one"]),
+       players=st.integers(2, 8), seed=st.integers(0, 1000))
+def test_any_kernel_rule_set_matches_the_engine(order, ace, failure, hoarding, extra, multi,
+                                                 frp, opening, values, players, seed) -> None:
+    try:
+        rules = Rules(order=order, ace=ace, failure=failure, extra_move=extra,
+                      multi_play=multi, first_round_pass=frp, opening=opening,
+                      card_values=values,
+                      hoarding=hoarding if failure == "token" else "none", stall_turns=60)
+    except ValueError:
+        assume(False)
+    assume(unsupported(rules, players) is None)
+    check_against_engine(rules, players, rows=2, steps=120, seed=seed)

@@ -30,7 +30,8 @@ from .encoding import ActionError, Encoding
 
 
 class RistiseiskaAEC(AECEnv):  # type: ignore[misc]
-    metadata = {"name": "ristiseiska_v0", "render_modes": ["ansi"], "is_parallelizable": False}
+    metadata = {"name": "ristiseiska_v0", "render_modes": ["ansi"], "is_parallelizable": False,
+                "render_fps": 1}
 
     def __init__(self, preset: str = "ristiseiska", players: int = 4, rules: Any = None,
                  render_mode: str | None = None, reward: str = "points",
@@ -124,8 +125,6 @@ class RistiseiskaAEC(AECEnv):  # type: ignore[misc]
                 self.truncations[a] = True
         self.agent_selection = self._agent(g.to_move) if not g.is_over() else agent
         self._accumulate_rewards()
-        if self.render_mode == "ansi":
-            pass  # rendering happens on request (render())
 
     def render(self) -> str | None:
         if self.render_mode is None or self.game is None:

@@ -31,7 +31,7 @@ from .encoding import ActionError, Encoding
 
 
 class RistiseiskaGym(gymnasium.Env):
-    metadata = {"render_modes": ["ansi"]}
+    metadata = {"render_modes": ["ansi"], "render_fps": 1}
 
     def __init__(self, preset: str = "ristiseiska", players: int = 4, rules: Any = None,
                  opponents: Sequence[str] | str = "random", seat: int = 0,
