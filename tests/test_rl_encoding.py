@@ -106,7 +106,8 @@ def test_observation_reads_back_as_the_view(name: str) -> None:
             assert d["playable"] == v.table.playable
             assert d["hand_sizes"] == list(v.hand_sizes)
             assert d["token_holder"] == v.token_holder
-            assert d["chips_paid"] == list(v.chips_paid)
+            fines = list(v.token_fines) if v.rules.fines_per_miss else [0] * g.n
+            assert d["chips"] == [c + f for c, f in zip(v.chips_paid, fines, strict=True)]
             assert d["pot"] == v.pot
             assert d["phase"] == v.phase
             assert d["asking_seat"] == (v.turn_seat if v.phase == "give" else None)

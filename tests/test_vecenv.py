@@ -30,6 +30,8 @@ HOUSE = [
            short_hand_chip=True), 5),
     (preset("sjuan"), 6),
     (preset("ristiseiska"), 8),
+    (Rules(token_mode="per-miss", hoarding="all-but-sevens"), 4),  # V18 fines
+    (Rules(stock=True, stock_opening="dealt", min_players=2, max_players=2), 2),
 ]
 
 
@@ -156,13 +158,15 @@ def test_bad_setup_is_refused() -> None:
        extra=st.booleans(), multi=st.booleans(), frp=st.booleans(),
        opening=st.sampled_from(["C7", "H7", "any"]),
        values=st.sampled_from(["ace14", "ace1", "one"]),
+       token_mode=st.sampled_from(["object", "per-miss"]),
        players=st.integers(2, 8), seed=st.integers(0, 1000))
 def test_any_kernel_rule_set_matches_the_engine(order, ace, failure, hoarding, extra, multi,
-                                                 frp, opening, values, players, seed) -> None:
+                                                 frp, opening, values, token_mode, players,
+                                                 seed) -> None:
     try:
         rules = Rules(order=order, ace=ace, failure=failure, extra_move=extra,
                       multi_play=multi, first_round_pass=frp, opening=opening,
-                      card_values=values,
+                      card_values=values, token_mode=token_mode,
                       hoarding=hoarding if failure == "token" else "none", stall_turns=60)
     except ValueError:
         assume(False)

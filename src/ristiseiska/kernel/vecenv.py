@@ -34,7 +34,7 @@ import numpy as np
 from numba import njit
 
 from ..rules import Rules
-from . import WEIGHTS, behind_array, policy_array, rule_arrays, unsupported
+from . import WEIGHTS, behind_array, policy_array, rule_arrays, stock_size, unsupported
 from .core import (
     _FULL,
     _ONE,
@@ -55,20 +55,23 @@ from .core import (
     P_FIRST_ROUND_PASS,
     P_HOARD,
     P_HOARD_PENALTY,
+    P_LAID,
     P_MULTI,
     P_OPENING,
     P_STALL,
     P_STOCK,
+    P_TOKEN_MODE,
     P_UPWARD,
     POLICY_RANDOM,
-    STOCK_SIZE,
+    STOCK_MAX,
+    TOKEN_PER_MISS,
     _heuristic_pick,
     _may_hoard,
     _setup_chips,
     _upward_line,
     below,
     deal_hands,
-    deal_stock,
+    deal_stock_laid,
     derive_seed,
     first_seat,
     kth_bit,
@@ -250,11 +253,13 @@ def _new_deal(i, n, seed, st, hands, turns, chips, pens, stock, lines, poss, rng
         poss[i, k] = pos0[k]
     tab[i] = _ZERO
     if params[P_STOCK] != 0:
-        tab[i] = _ONE << np.uint64(6)
-        state = deal_stock(n, dealer, state, hands[i], stock[i])
-        st[i, C_LO] = pos0[6]  # the seven of clubs lies on the table
-        st[i, C_HI] = pos0[6]
-        for j in range(STOCK_SIZE):
+        laid = params[P_LAID]
+        state = deal_stock_laid(n, dealer, state, hands[i], stock[i], laid)
+        if laid >= 0:  # the opening card lies on the table before the deal
+            tab[i] = _ONE << np.uint64(laid)
+            st[i, C_LO + laid // 13] = pos0[laid % 13]
+            st[i, C_HI + laid // 13] = pos0[laid % 13]
+        for j in range(STOCK_MAX):
             dealt_stock[i, j] = stock[i, j]
     else:
         state = deal_hands(n, dealer, state, hands[i])
@@ -314,7 +319,10 @@ def _apply(i, n, a, st, hands, turns, chips, pens, stock, lines, poss, params, t
         if params[P_HOARD] == HOARD_ANY and (hands[i, seat] & _playable(st, i, params,
                                                                       lines[i])) != _ZERO:
             pens[i, seat] += params[P_HOARD_PENALTY]
-        aux[AUX_HOLDER] = seat
+        if params[P_TOKEN_MODE] == TOKEN_PER_MISS:  # a fine of its own; nothing moves
+            chips[i, seat] += 1
+        else:
+            aux[AUX_HOLDER] = seat
         return -2 if _end_turn(i, n, st, turns, False, params) else -1
     if a == A_PASS:
         return -2 if _end_turn(i, n, st, turns, False, params) else -1
@@ -408,12 +416,13 @@ def _finish(i, n, winner, st, hands, chips, pens, params, values, reward_mode, r
 
 @njit(cache=True)
 def vec_step(actions, apply_actions, n, num_envs, seed, policy, reward_mode, st, hands, turns,
-             chips, pens, stock, lines, poss, rng, line0, pos0, params, values, behind,
-             weights, dealt, dealt_stock, tab, obs, mask, rewards, dones, winners, points_out):
+             chips, pens, stock, stock_len, lines, poss, rng, line0, pos0, params, values,
+             behind, weights, dealt, dealt_stock, tab, obs, mask, rewards, dones, winners,
+             points_out):
     """One step of every row: check and apply ``actions`` (if ``apply_actions``), play the
     kernel policies' seats, restart finished deals; write observations, masks, rewards.
-    Returns the first row whose action is illegal (nothing is changed then), or -1."""
-    stock_len = STOCK_SIZE if params[P_STOCK] != 0 else 0
+    ``stock_len``: the stock's size at the start of a deal (0 without a stock). Returns the
+    first row whose action is illegal (nothing is changed then), or -1."""
     if apply_actions:
         for i in range(num_envs):
             a = actions[i]
@@ -526,13 +535,14 @@ class VecEnv:
         self.turns = np.zeros((N, n), np.int64)
         self.chips = np.zeros((N, n), np.int64)
         self.pens = np.zeros((N, n), np.int64)
-        self.stock = np.zeros((N, STOCK_SIZE), np.int64)
+        self.stock = np.zeros((N, STOCK_MAX), np.int64)
+        self.stock_len = stock_size(rules)
         self.lines = np.zeros((N, 13), np.int64)
         self.poss = np.zeros((N, 13), np.int64)
         self.rng = np.zeros(N, np.uint64)
         self.dealt = np.zeros((N, n), np.uint64)
         self.tab = np.zeros(N, np.uint64)  # the cards on the table
-        self.dealt_stock = np.zeros((N, STOCK_SIZE), np.int64)
+        self.dealt_stock = np.zeros((N, STOCK_MAX), np.int64)
         self.obs = np.zeros((N, self.obs_size), np.float32)
         self.mask = np.zeros((N, NUM_ACTIONS), np.int8)
         self.rewards = np.zeros((N, n), np.float32)
@@ -546,7 +556,8 @@ class VecEnv:
     def _run(self, actions: np.ndarray, apply: bool) -> int:
         return vec_step(actions, apply, self.n, self.num_envs, np.uint64(self.seed),
                         self.policy, 1 if self.reward == "win" else 0, self.st, self.hands,
-                        self.turns, self.chips, self.pens, self.stock, self.lines, self.poss,
+                        self.turns, self.chips, self.pens, self.stock, self.stock_len,
+                        self.lines, self.poss,
                         self.rng, self.line0, self.pos0, self.params, self.values, self.behind,
                         WEIGHTS, self.dealt, self.dealt_stock, self.tab, self.obs, self.mask,
                         self.rewards, self.dones, self.winners, self.points)
@@ -590,7 +601,7 @@ class VecEnv:
         """Row ``i``'s current deal as dealt: hands (card id lists per seat), stock, dealer and
         deal number (to replay it in the full engine)."""
         hands = [[c for c in range(52) if int(self.dealt[i, s]) >> c & 1] for s in range(self.n)]
-        stock = self.dealt_stock[i].tolist() if self.rules.stock else []
+        stock = self.dealt_stock[i, :self.stock_len].tolist()
         return {"hands": hands, "stock": stock, "dealer": int(self.st[i, C_DEALER]),
                 "deal": int(self.st[i, C_DEAL])}
 

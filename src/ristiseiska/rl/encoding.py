@@ -38,7 +38,8 @@ table     T      copies of each card type lying on the table (jokers not counted
 fits      T      1 for each card type that fits on the table now (public)
 sizes     n      cards in hand, per relative seat
 token     n      1 at the token holder's relative seat
-chips     n      chips paid this deal, per relative seat
+chips     n      chips paid this deal (chip rules), or fines taken (per-miss token rules),
+                 per relative seat
 pot       1      chips in the pot
 phase     3      one-hot: start of a turn, optional further card, choosing a card to give
 receiver  n      while giving: 1 at the relative seat that asked
@@ -248,10 +249,11 @@ class Encoding:
             low = p & -p
             out[f0 + low.bit_length() - 1] = 1
             p ^= low
+        fines = getattr(view, "token_fines", ()) or (0,) * n
         for s in range(n):
             k = (s - me) % n
             out[off["sizes"][0] + k] = view.hand_sizes[s]
-            out[off["chips"][0] + k] = view.chips_paid[s]
+            out[off["chips"][0] + k] = view.chips_paid[s] + fines[s]
         if view.token_holder is not None:
             out[off["token"][0] + (view.token_holder - me) % n] = 1
         out[off["pot"][0]] = view.pot
@@ -304,7 +306,7 @@ class Encoding:
             "playable": fits,
             "hand_sizes": by_seat("sizes"),
             "token_holder": one_seat("token"),
-            "chips_paid": by_seat("chips"),
+            "chips": by_seat("chips"),
             "pot": int(round(float(block("pot")[0]))),
             "phase": PHASES[int(phase[0])] if phase.size else "over",
             "asking_seat": one_seat("receiver"),

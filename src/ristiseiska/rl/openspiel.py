@@ -67,11 +67,12 @@ class _Config:
         self.dealer = dealer
         self.encoding = Encoding(rules, players)
         deck = [int(c) for c in full_deck(rules.decks, rules.jokers)]
-        self.laid = [parse_card("C7")] if rules.stock else []
+        # the stock game may lay its opening card out before the deal (V13)
+        self.laid = [parse_card(rules.laid_out)] if rules.laid_out is not None else []
         for c in self.laid:
             deck.remove(int(c))
         self.deck = tuple(deck)
-        self.to_hands = 34 if rules.stock else len(deck)
+        self.to_hands = 17 * players if rules.stock else len(deck)
 
     def __deepcopy__(self, memo: dict[int, Any]) -> _Config:
         return self
