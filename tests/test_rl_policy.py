@@ -106,3 +106,43 @@ def test_bench_env_json() -> None:
                           "--preset", "kaksi-pakkaa"], capture_output=True, text=True,
                          timeout=600, check=True).stdout
     assert "skipped (the kernel does not play two decks)" in out and "PettingZoo" in out
+
+
+BLOCK = """
+import sys
+class Block:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in ("gymnasium", "pettingzoo", "pyspiel", "open_spiel"):
+            raise ImportError(f"{name} is blocked (core install)")
+sys.meta_path.insert(0, Block())
+"""
+
+
+def test_core_parts_work_without_the_rl_extra() -> None:
+    """Without PettingZoo, Gymnasium and OpenSpiel: the encoding, the vector environment, the
+    policy bot and the bench still work; the library environments say what is missing."""
+    code = BLOCK + f"""
+import json
+from ristiseiska.bots import get_bot
+from ristiseiska.game import Game
+from ristiseiska.kernel.vecenv import VecEnv
+from ristiseiska.rl.bench import run_bench
+from ristiseiska.rules import preset
+import ristiseiska.rl
+g = Game(seed=1)
+print(get_bot("policy", path={str(SHIPPED)!r}).choose(g.view(g.to_move)))
+env = VecEnv(preset("ristiseiska"), 4, 2, seed=1)
+env.reset()
+env.step(env.random_actions())
+r = run_bench(preset("sjuan"), 4, 1, quick=True)
+print(json.dumps(r["pettingzoo_skipped"]))
+try:
+    ristiseiska.rl.env()
+except ImportError as e:
+    print("env:", e)
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=600, check=True).stdout
+    assert out.splitlines()[0] == "C7"
+    assert "pip install 'ristiseiska[rl]'" in out
+    assert "env: the PettingZoo environment needs the rl extra" in out

@@ -22,7 +22,11 @@ GYM_ID = "ristiseiska/Ristiseiska-v0"
 
 def env(**kwargs: Any) -> Any:
     """The PettingZoo AEC environment (needs ``pettingzoo``)."""
-    from .aec import RistiseiskaAEC
+    try:
+        from .aec import RistiseiskaAEC
+    except ImportError as e:
+        raise ImportError(f"the PettingZoo environment needs the rl extra: pip install "
+                          f"'ristiseiska[rl]' ({e})") from e
 
     return RistiseiskaAEC(**kwargs)
 

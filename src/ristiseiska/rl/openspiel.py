@@ -24,7 +24,12 @@ import random
 from typing import Any
 
 import numpy as np
-import pyspiel
+
+try:
+    import pyspiel
+except ImportError as e:  # pragma: no cover - the rl extra is installed in the tests
+    raise ImportError(f"the OpenSpiel game needs the rl extra: pip install 'ristiseiska[rl]' "
+                      f"({e})") from e
 
 from ..cards import CARDS, full_deck, parse_card
 from ..game import Event, Game
