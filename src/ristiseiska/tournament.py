@@ -27,7 +27,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from typing import Any
 
-from .bots import BOT_NAMES, get_bot
+from .bots import BOTS, get_bot
 from .game import Game
 from .rules import Rules
 from .sim import derive_seed
@@ -43,8 +43,8 @@ def parse_bot_spec(spec: str) -> tuple[str, dict[str, Any]]:
     """``'master:iterations=50:time_limit=1'`` -> ``('master', {'iterations': 50, ...})``."""
     parts = [p.strip() for p in spec.strip().split(":")]
     name = parts[0].lower()
-    if name not in BOT_NAMES:
-        raise TournamentError(f"unknown bot {parts[0]!r}; known bots: {', '.join(BOT_NAMES)}")
+    if name not in BOTS:
+        raise TournamentError(f"unknown bot {parts[0]!r}; known bots: {', '.join(BOTS)}")
     opts: dict[str, Any] = {}
     for p in parts[1:]:
         if "=" not in p:

@@ -9,7 +9,8 @@
 
 Levels (``BOT_NAMES``): ``random`` (uniform over the legal moves), ``basic`` (a simple
 heuristic), ``expert`` (rule-based on the strategy notes), ``master`` (determinized search; options
-``iterations`` and ``time_limit``). A bot receives only its seat's view and returns one of
+``iterations`` and ``time_limit``). ``policy`` (not a level: it needs ``path=``, a policy file
+trained by ``python -m ristiseiska.rl.train``) plays a learned linear policy. A bot receives only its seat's view and returns one of
 ``view.legal_moves``; the same seed and view always give the same move.
 """
 
@@ -21,6 +22,7 @@ from ..moves import Move
 from .base import Bot
 from .expert import BasicBot, ExpertBot
 from .master import MasterBot
+from .policy import PolicyBot
 from .reasons import render
 from .simple import RandomBot
 
@@ -29,8 +31,9 @@ BOTS: dict[str, type[Bot]] = {
     "basic": BasicBot,
     "expert": ExpertBot,
     "master": MasterBot,
+    "policy": PolicyBot,  # a trained policy from a file (path=...): not a level to pick
 }
-BOT_NAMES: tuple[str, ...] = tuple(BOTS)
+BOT_NAMES: tuple[str, ...] = tuple(k for k in BOTS if k != "policy")
 _HINT_BOTS: dict[tuple[Any, ...], Bot] = {}
 
 
@@ -38,7 +41,7 @@ def get_bot(name: str, seed: int | None = None, **options: Any) -> Bot:
     """A bot by level name. Unknown names or options raise ``ValueError``."""
     cls = BOTS.get(name.strip().lower()) if isinstance(name, str) else None
     if cls is None:
-        raise ValueError(f"unknown bot {name!r}; known bots: {', '.join(BOT_NAMES)}")
+        raise ValueError(f"unknown bot {name!r}; known bots: {', '.join(BOTS)}")
     return cls(seed=seed, **options)
 
 
@@ -61,4 +64,4 @@ def hint(view: Any, lang: str = "fi", level: str = "expert", seed: int = 0,
 
 
 __all__ = ["Bot", "BOT_NAMES", "BOTS", "get_bot", "hint", "RandomBot", "BasicBot", "ExpertBot",
-           "MasterBot"]
+           "MasterBot", "PolicyBot"]

@@ -106,6 +106,10 @@ TEXTS: dict[str, dict[str, str]] = {
         "fi": "Siirto: {move}.",
         "en": "Move: {move}.",
     },
+    "policy": {
+        "fi": "Opetetun mallin valinta: {move}.",
+        "en": "The trained policy's choice: {move}.",
+    },
     "random": {
         "fi": "Satunnainen valinta sallituista siirroista: {move}.",
         "en": "A random choice among the legal moves: {move}.",

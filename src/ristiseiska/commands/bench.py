@@ -2,6 +2,7 @@
 
     ristiseiska bench                          # both engines, default rules, 4 players
     ristiseiska bench --engine python --deals 20000
+    ristiseiska bench --env --json             # AI environments: steps per second
 """
 
 from __future__ import annotations
@@ -28,6 +29,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--engine", choices=("python", "kernel", "both"), default="both", help="what to measure (default both)")
     p.add_argument("--seed", type=int, default=1, metavar="S", help="seed (default 1)")
     p.add_argument("--json", action="store_true", help="print the figures as one JSON object")
+    p.add_argument("--env", action="store_true",
+                   help="measure the AI environments instead: random agents' steps per second of "
+                        "the compiled vector environment (N = 1, 64, 1024 deals) and of the "
+                        "PettingZoo environment, with the kernel's deals per second")
 
 
 def bench_python(rules: Any, players: int, deals: int, seed: int) -> dict[str, Any]:
@@ -76,6 +81,12 @@ def run(args: argparse.Namespace) -> int:
         rules.check_players(args.players)
     except RulesError as e:
         raise CliError(str(e)) from None
+    if args.env:
+        from ristiseiska.rl.bench import format_bench, run_bench
+
+        got = run_bench(rules, args.players, args.seed)
+        print(json.dumps(got, ensure_ascii=False) if args.json else format_bench(got))
+        return 0
     if args.deals < 1:
         raise CliError(f"--deals must be at least 1, not {args.deals}")
     kdeals = args.kernel_deals if args.kernel_deals is not None else 100 * args.deals
