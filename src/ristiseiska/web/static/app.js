@@ -2,6 +2,7 @@
 // The server is the only authority: this page shows the seat's view it receives and sends
 // move texts ('H6', 'stop', 'give:SA'); it never decides legality itself.
 import { html, render, useState, useEffect, useRef, useCallback } from "./vendor/htm-preact-standalone.mjs";
+import { AnalyseButton, AnalysisPanel } from "./analysis.js";
 
 const SUIT_SYMBOL = { C: "♣", D: "♦", H: "♥", S: "♠" };
 const SUIT_ORDER = { C: 0, D: 1, H: 2, S: 3, X: 4 };
@@ -425,16 +426,18 @@ function RulesModal({ id, lang, close }) {
 function HistoryModal({ id, lang, sheet, close }) {
   const [replay, setReplay] = useState(null);
   const [step, setStep] = useState(0);
+  const [analysis, setAnalysis] = useState(null);
   const open = async (deal) => {
     const r = await fetch(`/api/tables/${id}/deals/${deal}/replay?lang=${lang}`);
-    if (r.ok) { setReplay(await r.json()); setStep(0); }
+    if (r.ok) { setReplay({ ...(await r.json()), deal: deal + 1 }); setStep(0); }
   };
   const fr = replay && replay.frames[step];
   return html`<${Modal} title=${t("web.history.title")} close=${close}>
     ${sheet.rows.length === 0 && html`<p>${t("web.history.none")}</p>`}
     <ul>${sheet.rows.map((row) => html`<li>${t("web.table.deal", { n: row.deal })}:
       <button data-action="replay" data-deal=${row.deal - 1} onClick=${() => open(row.deal - 1)}>${t("web.history.replay")}</button>
-      <a data-action="download" href=${`/api/tables/${id}/record?deal=${row.deal - 1}`} download>${t("web.history.download")}</a></li>`)}</ul>
+      <a data-action="download" href=${`/api/tables/${id}/record?deal=${row.deal - 1}`} download>${t("web.history.download")}</a>
+      <${AnalyseButton} id=${id} deal=${row.deal - 1} t=${t} onDone=${(a) => { setAnalysis(a); open(row.deal - 1); }}/></li>`)}</ul>
     ${sheet.rows.length > 0 && html`<p><a data-action="download-all" href=${`/api/tables/${id}/record`} download>${t("web.history.download_all")}</a></p>`}
     ${fr && html`<div class="panel" data-testid="replay">
       <div class="row"><button data-action="replay-prev" disabled=${step === 0} onClick=${() => setStep(step - 1)}>${t("web.replay.prev")}</button>
@@ -443,6 +446,7 @@ function HistoryModal({ id, lang, sheet, close }) {
       <p>${fr.text}</p>
       <div class="felt"><${Board} rows=${fr.rows}/></div>
       ${Object.entries(fr.hands).map(([s, cards]) => html`<div class="row replay-hand"><strong>${replay.names[s]}${fr.token_holder === +s ? ` · ${t("web.table.token")}` : ""}:</strong> ${sortHand(cards).map((c) => html`<${Card} code=${c}/>`)}</div>`)}
+      ${analysis && analysis.deal === replay.deal && html`<${AnalysisPanel} analysis=${analysis} step=${step} setStep=${setStep} t=${t} lang=${lang} cardName=${cardName} names=${replay.names}/>`}
     </div>`}
   <//>`;
 }
