@@ -171,12 +171,20 @@ class DealOver(ModalScreen[bool]):
                 yield Button(t("tui.over.quit", lang), id="quit", variant="primary")
             else:
                 yield Button(t("tui.over.next", lang), id="next", variant="primary")
+            yield Button(t("analysis.where", lang), id="where")  # tui/analysis.py
 
     def on_mount(self) -> None:
         self.query_one(Button).focus()
 
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "where":  # the human seat's costliest decisions of this deal
+            from .analysis import WhereLost
+            from .session import game_record
+
+            s = self.session
+            self.app.push_screen(WhereLost(game_record(s.game, s.rules), HUMAN, s.lang))
+            return
         self.dismiss(event.button.id == "next")
 
 
