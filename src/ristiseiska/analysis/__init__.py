@@ -334,6 +334,8 @@ def _values_python(view: Any, legal: list[Move], bot: Any, rng: Any,
 
     me = view.seat
     worlds = max(budget.batches, min(budget.worlds, PYTHON_WORLDS))
+    if len(legal) == 1:  # a forced move is valued only for the plot: a rough value will do
+        worlds = max(budget.batches, worlds // 5)
     pts = np.zeros((len(legal), budget.batches))
     wins = np.zeros((len(legal), budget.batches))
     counts = np.zeros(budget.batches)

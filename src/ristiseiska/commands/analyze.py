@@ -138,7 +138,9 @@ def _plot(results: list[Any], rec: dict[str, Any], path: str, lang: str) -> None
     ax.set_ylabel(t("analysis.plot_y", lang))
     ax.grid(alpha=0.3)
     if ax.lines:
-        ax.legend()
+        for verdict, (m, colour) in markers.items():  # what the marks mean
+            ax.scatter([], [], marker=m, s=70, color=colour, label=t(f"analysis.verdict.{verdict}", lang))
+        ax.legend(fontsize="small")
     fig.tight_layout()
     try:
         fig.savefig(path)
