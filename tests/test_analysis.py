@@ -219,3 +219,12 @@ def test_cli_unreadable_and_unfinished(capsys: Any, tmp_path: Path) -> None:
     path.write_text(json.dumps(rec) + "\n", "utf-8")
     assert main(["analyze", str(path)]) == 2
     assert "not finished" in capsys.readouterr().err
+
+
+def test_the_measurement_command_writes_its_figures(tmp_path: Path, capsys: Any) -> None:
+    from ristiseiska.analysis.measure import main as measure_main
+
+    out = tmp_path / "figures.json"
+    assert measure_main(["--speed-only", "--speed", "1", "--json", str(out)]) == 0
+    speed = json.loads(out.read_text("utf-8"))["speed"]
+    assert speed["deals"] == 1 and 0 < speed["cpu_median"] <= speed["cpu_worst"]

@@ -1,7 +1,7 @@
 """The analysis's own figures (docs/analysis.md): stability of the verdicts under two seeds,
 the mean accuracy of the random, expert and master bots, and the time to analyse one seat.
 
-    python -m ristiseiska.analysis.measure [--deals 200] [--speed 50] [--json FILE]
+    python -m ristiseiska.analysis.measure [--deals 200] [--speed 50] [--json FILE] [--speed-only]
 
 Deal ``k`` is dealt from seed ``1000 + k`` (dealer ``k % 4``, default rules, four players);
 seat 0 is played by the bot under test and the other three by expert bots. Every figure is
@@ -36,6 +36,25 @@ def play_deal(k: int, bot: str) -> dict[str, Any]:
         s = g.to_move
         g.push(legal[0] if len(legal) == 1 else bots[s].decide(g.view(s))[0])
     return record_from_game(g, preset="ristiseiska", extra={"seat0": bot})
+
+
+def speed_only(count: int, progress: Any = None) -> dict[str, Any]:
+    """Wall-clock and CPU (process) time of analysing seat 0 of the first ``count`` expert
+    deals: the CPU time is what a busy machine does not change."""
+    from . import analyze_record
+
+    wall: list[float] = []
+    cpu: list[float] = []
+    for k in range(count):
+        rec = play_deal(k, "expert")
+        t0, c0 = time.perf_counter(), time.process_time()
+        analyze_record(rec, 0, seed=1)
+        wall.append(time.perf_counter() - t0)
+        cpu.append(time.process_time() - c0)
+        if progress is not None:
+            progress("expert")
+    return {"deals": count, "median": statistics.median(wall), "worst": max(wall),
+            "cpu_median": statistics.median(cpu), "cpu_worst": max(cpu)}
 
 
 def measure(deals: int, speed: int, progress: Any = None) -> dict[str, Any]:
@@ -76,6 +95,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--deals", type=int, default=200, help="deals per bot (default 200)")
     p.add_argument("--speed", type=int, default=50, help="expert deals timed (default 50)")
     p.add_argument("--json", metavar="FILE", help="also write the figures to FILE")
+    p.add_argument("--speed-only", action="store_true", help="only the timing (wall clock and CPU) of --speed expert deals")
     args = p.parse_args(argv)
     if args.deals < 2 or not 1 <= args.speed <= args.deals:
         p.error("--deals must be at least 2 and --speed between 1 and --deals")
@@ -85,8 +105,12 @@ def main(argv: list[str] | None = None) -> int:
 
     kernel.warm_up()
     with Progress() as bar:
-        tasks = {k: bar.add_task(f"{k:>6} deals", total=args.deals) for k in KINDS}
-        figures = measure(args.deals, args.speed, lambda kind: bar.advance(tasks[kind]))
+        if args.speed_only:
+            task = bar.add_task("expert deals", total=args.speed)
+            figures = {"speed": speed_only(args.speed, lambda _kind: bar.advance(task))}
+        else:
+            tasks = {k: bar.add_task(f"{k:>6} deals", total=args.deals) for k in KINDS}
+            figures = measure(args.deals, args.speed, lambda kind: bar.advance(tasks[kind]))
     text = json.dumps(figures, indent=2)
     print(text)
     if args.json:
