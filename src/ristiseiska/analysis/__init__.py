@@ -261,7 +261,7 @@ def _rank(legal: list[Move], values: tuple[Any, Any], batches: int) -> list[Move
     pts, wins = values
     mean_p = pts.mean(axis=1)
     mean_w = wins.mean(axis=1)
-    order = sorted(range(len(legal)), key=lambda i: (round(float(mean_p[i]), 6), -float(mean_w[i]), i))
+    order = sorted(range(len(legal)), key=lambda i: (float(mean_p[i]), -float(mean_w[i]), i))
     b = order[0]
     out = []
     for i in order:
