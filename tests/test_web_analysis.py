@@ -96,3 +96,27 @@ def test_every_seat_is_open_once_the_match_is_over(db: str, monkeypatch: Any) ->
         monkeypatch.setattr(t.match, "is_over", lambda: True)
         got = wait_done(client, tid, {"seat": 2})
         assert got["analysis"]["seat"] == 2
+
+
+def test_a_failed_analysis_is_reported_once_then_tried_again(db: str, monkeypatch: Any) -> None:
+    import concurrent.futures
+
+    def broken(rec: dict[str, Any], seat: int) -> dict[str, Any]:
+        raise RuntimeError("no luck")
+
+    pool = concurrent.futures.ThreadPoolExecutor(1)
+    monkeypatch.setattr(analysis_api, "_executor", lambda: pool)
+    monkeypatch.setattr(analysis_api, "compute", broken)
+    with TestClient(create_app(db, bot_delay=0.0)) as client:
+        tid, token = finish_deal(client)
+        url = f"/api/tables/{tid}/deals/0/analysis"
+        body = {"seat": 0, "token": token}
+        assert client.post(url, json=body).status_code == 202
+        for _ in range(100):
+            r = client.post(url, json=body)
+            if r.status_code != 202:
+                break
+            time.sleep(0.05)
+        assert r.status_code == 500 and "no luck" in r.json()["message"]
+        assert client.post(url, json=body).status_code == 202  # a new try
+    pool.shutdown()

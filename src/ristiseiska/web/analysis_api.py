@@ -95,8 +95,8 @@ async def analysis(table_id: str, deal: int, request: Request) -> Response:
     if stored is not None:
         return JSONResponse({"status": "done", "analysis": stored})
     key = (id(store), table_id, deal, seat)
-    if key in _failed:
-        return _error("failed", _failed[key], 500)
+    if key in _failed:  # reported once; the next press tries again
+        return _error("failed", _failed.pop(key), 500)
     job = _jobs.get(key)
     if job is None:
         rec = record_of(t, deal, games[deal])
@@ -114,6 +114,9 @@ async def _finish(key: tuple[int, str, int, int], job: asyncio.Future[dict[str, 
         result = job.result()
         await save_analysis(store, table_id, deal, seat, BUDGET, result)
     except Exception as e:  # noqa: BLE001 - reported to the asking client, not raised
+        if isinstance(e, concurrent.futures.process.BrokenProcessPool):
+            global _pool
+            _pool = None  # the worker died: the next analysis starts a fresh one
         _failed[key] = f"{type(e).__name__}: {e}"
     finally:
         _jobs.pop(key, None)
