@@ -73,6 +73,12 @@ async def test_history_analyse_shows_verdicts(live_server: LiveServer, browser: 
         if await costly.count():
             await costly.first.click()
         await panel.screenshot(path=str(Path(shots) / "analysis-browser.png"))
+    # another seat's analysis is refused while the match goes on, in the page's words
+    await panel.locator("[data-action=analysis-seat][data-seat='1']").click()
+    refusal = page.locator("[data-testid=analysis-seat-error]")
+    await refusal.wait_for()
+    assert "oman paikkasi" in await refusal.inner_text()
+    assert await panel.locator("[data-action=analysis-seat][aria-pressed=true]").get_attribute("data-seat") == "0"
     # a second press answers from the store at once
     await page.click(f"[data-action=analyse][data-deal='{deal}']")
     await panel.wait_for()

@@ -19,7 +19,7 @@ export async function fetchAnalysis(id, deal, seat, token) {
     });
     const body = await r.json().catch(() => ({}));
     if (r.status === 200) return body.analysis;
-    if (r.status !== 202) throw new Error(body.message || String(r.status));
+    if (r.status !== 202) { const e = new Error(body.message || String(r.status)); e.code = body.error; throw e; }
     await new Promise((ok) => setTimeout(ok, 700));
   }
 }
@@ -62,7 +62,24 @@ function current(decisions, step) {
   return got;
 }
 
-export function AnalysisPanel({ analysis, step, setStep, t, lang, cardName = (c) => c, names = [] }) {
+// Another seat's analysis: the server allows it once the match is over.
+function SeatPicker({ id, a, names, t, onChange }) {
+  const [busy, setBusy] = useState(null);
+  const [error, setError] = useState(null);
+  const pick = async (seat) => {
+    const mine = mySeat(id);
+    setBusy(seat); setError(null);
+    try { onChange(await fetchAnalysis(id, a.deal - 1, seat, mine && mine.seat === seat ? mine.token : null)); }
+    catch (e) { setError(e.code === "not-yours" ? t("analysis.not_yours") : t("analysis.failed", { error: e.message })); }
+    finally { setBusy(null); }
+  };
+  return html`<div class="row" role="group" aria-label=${t("analysis.seat_label")}>${names.map((n, i) => html`<button
+      data-action="analysis-seat" data-seat=${i} aria-pressed=${i === a.seat} disabled=${busy !== null}
+      onClick=${() => pick(i)}>${busy === i ? t("analysis.busy") : n}</button>`)}
+    ${error && html`<span class="notice" role="status" data-testid="analysis-seat-error">${error}</span>`}</div>`;
+}
+
+export function AnalysisPanel({ analysis, step, setStep, t, lang, cardName = (c) => c, names = [], id = null, onChange = null }) {
   const a = analysis;
   const d = current(a.decisions, step);
   const name = names[a.seat] ?? String(a.seat + 1);
@@ -70,6 +87,7 @@ export function AnalysisPanel({ analysis, step, setStep, t, lang, cardName = (c)
   const reason = (x) => (x.reason && (x.reason[lang] || x.reason.fi)) || "";
   return html`<section class="panel an" data-testid="analysis" aria-label=${t("analysis.title")}>
     <h3>${t("analysis.title")}: ${t("analysis.seat_of", { name, seat: a.seat + 1 })} — ${t("analysis.accuracy", { accuracy: acc })}</h3>
+    ${id && onChange && names.length > 0 && html`<${SeatPicker} id=${id} a=${a} names=${names} t=${t} onChange=${onChange}/>`}
     <p>${t("analysis.summary", a.counts)}</p>
     <div class="row an-strip" aria-label=${t("analysis.decisions")}>${a.decisions.map((x) => html`<button
       class=${`an-chip${d && d.index === x.index ? " current" : ""}`} data-action="analysis-jump" data-index=${x.index} data-verdict=${x.verdict}
@@ -100,6 +118,7 @@ const css = `
 .an-track { background: #eceff1; border-radius: 4px; height: .9rem; overflow: hidden; }
 .an-fill { display: block; height: 100%; }
 .an-verdict { font-weight: bold; }
+.an button[aria-pressed=true] { background: #1f6b43; color: #fff; }
 @media (max-width: 760px) { .an-bar { grid-template-columns: 1fr; } }
 `;
 if (typeof document !== "undefined" && !document.getElementById("an-style")) {
