@@ -19,6 +19,7 @@ COMMANDS = {
     "bench": "bench",
     "replay": "replay",
     "tournament": "tournament",
+    "analyze": "analyze",
 }
 
 

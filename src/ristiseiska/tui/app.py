@@ -203,6 +203,8 @@ class DealOver(ModalScreen[bool | None]):
                 else:
                     yield Button(t("tui.over.next", lang), id="next", variant="primary",
                                  compact=True)
+                # the human seat's costliest decisions of this deal (tui/analysis.py)
+                yield Button(t("analysis.where", lang), id="where", compact=True)
                 yield Static(t("tui.over.keys", lang), id="over-hint")
 
     def on_mount(self) -> None:
@@ -240,6 +242,13 @@ class DealOver(ModalScreen[bool | None]):
 
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "where":  # the human seat's costliest decisions of this deal
+            from .analysis import WhereLost
+            from .session import game_record
+
+            s = self.session
+            self.app.push_screen(WhereLost(game_record(s.game, s.rules), HUMAN, s.lang))
+            return
         self.dismiss(True)
 
 

@@ -118,5 +118,7 @@ class ReplayApp(App[None]):
 
 def run_replay(record: dict[str, Any], lang: str = "fi") -> int:
     """Show ``record`` (one deal) in the terminal until the person quits."""
-    ReplayApp(record, lang).run()
+    from .analysis import AnalysisReplayApp  # the same viewer with the move analysis (a, s, w)
+
+    AnalysisReplayApp(record, lang).run()
     return 0

@@ -42,6 +42,7 @@ from ..rules import CHOICES, OPTION_HELP, PRESETS, Rules, RulesError, preset
 from ..store import Store
 from ..view import public_event
 from . import bots as botlib
+from .analysis_api import router as analysis_router
 from .tables import ActionError, Conn, LiveTable, Tables, board_layout, random_seed
 
 MAX_MESSAGE = 4096
@@ -176,6 +177,7 @@ def create_app(database_url: str | None = None, bot_delay: float = 0.8,
 
     app = FastAPI(title="ristiseiska", lifespan=lifespan, docs_url=None, redoc_url=None)
     app.state.store = store
+    app.include_router(analysis_router)  # analysis of finished deals (web/analysis_api.py)
 
     def tables() -> Tables:
         return state["tables"]

@@ -4,6 +4,7 @@
 // No inline scripts, no eval, no style attributes in markup (a strict Content-Security-Policy
 // allows all of this file); the few computed styles are set through element.style.
 import { html, render, useState, useEffect, useLayoutEffect, useRef, useCallback } from "./vendor/htm-preact-standalone.mjs";
+import { AnalyseButton, AnalysisPanel } from "./analysis.js";
 
 const SUIT_SYMBOL = { C: "♣", D: "♦", H: "♥", S: "♠" };
 const SUIT_ORDER = { C: 0, D: 1, H: 2, S: 3, X: 4 };
@@ -730,9 +731,10 @@ function RulesModal({ id, lang, close }) {
 function HistoryModal({ id, lang, sheet, close }) {
   const [replay, setReplay] = useState(null);
   const [step, setStep] = useState(0);
+  const [analysis, setAnalysis] = useState(null);
   const open = async (deal) => {
     const r = await fetch(`/api/tables/${id}/deals/${deal}/replay?lang=${lang}`);
-    if (r.ok) { setReplay(await r.json()); setStep(0); }
+    if (r.ok) { setReplay({ ...(await r.json()), deal: deal + 1 }); setStep(0); }
   };
   const fr = replay && replay.frames[step];
   const short = id.slice(0, 8);
@@ -740,7 +742,8 @@ function HistoryModal({ id, lang, sheet, close }) {
     ${sheet.rows.length === 0 && html`<p>${t("web.history.none")}</p>`}
     <ul>${sheet.rows.map((row) => html`<li>${t("web.table.deal", { n: row.deal })}:
       <button data-action="replay" data-deal=${row.deal - 1} onClick=${() => open(row.deal - 1)}>${t("web.history.replay")}</button>
-      <a data-action="download" href=${`/api/tables/${id}/record?deal=${row.deal - 1}`} download=${`ristiseiska-${short}-deal${row.deal}.jsonl`}>${t("web.history.download")}</a></li>`)}</ul>
+      <a data-action="download" href=${`/api/tables/${id}/record?deal=${row.deal - 1}`} download=${`ristiseiska-${short}-deal${row.deal}.jsonl`}>${t("web.history.download")}</a>
+      <${AnalyseButton} id=${id} deal=${row.deal - 1} t=${t} onDone=${(a) => { setAnalysis(a); open(row.deal - 1); }}/></li>`)}</ul>
     ${sheet.rows.length > 0 && html`<p><a data-action="download-all" href=${`/api/tables/${id}/record`} download=${`ristiseiska-${short}-all.jsonl`}>${t("web.history.download_all")}</a></p>`}
     ${fr && html`<div class="panel" data-testid="replay">
       <div class="row"><button data-action="replay-prev" disabled=${step === 0} onClick=${() => setStep(step - 1)}>${t("web.replay.prev")}</button>
@@ -749,6 +752,7 @@ function HistoryModal({ id, lang, sheet, close }) {
       <p>${fr.text}</p>
       <div class="felt"><${Board} view=${fr} lastPlay=${null} mark=${false} replay=${true}/></div>
       ${Object.entries(fr.hands).map(([s, cards]) => html`<div class="row replay-hand"><strong>${replay.names[s]}${fr.token_holder === +s ? ` · ${t("web.table.token")}` : ""}:</strong> ${sortHand(cards).map((c) => html`<${Card} code=${c}/>`)}</div>`)}
+      ${analysis && analysis.deal === replay.deal && html`<${AnalysisPanel} analysis=${analysis} step=${step} setStep=${setStep} t=${t} lang=${lang} cardName=${cardName} names=${replay.names} id=${id} onChange=${setAnalysis}/>`}
     </div>`}
   <//>`;
 }

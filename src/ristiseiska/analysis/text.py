@@ -1,0 +1,63 @@
+"""The analysis in words: the table of decisions, the summary and "where did I lose points?",
+shared by the ``analyze`` command and the terminal replay."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ..i18n import t
+from . import SeatAnalysis, reason_text
+
+
+def _fmt(x: float) -> str:
+    return "–" if math.isnan(x) else f"{x:.1f}"
+
+
+def describe(a: SeatAnalysis, rec: dict[str, Any], deal: int, lang: str = "fi") -> list[str]:
+    """The analysis of one seat as lines of text: a table of decisions, a summary and the
+    costliest decisions ('where did I lose points?')."""
+    names = rec.get("players") or []
+    name = names[a.seat] if a.seat < len(names) else str(a.seat)
+    acc = t("analysis.no_accuracy", lang) if a.accuracy is None else f"{a.accuracy:.0f} %"
+    if a.hindsight:
+        lines = [t("analysis.head_hindsight", lang, deal=deal, name=name, seat=a.seat, accuracy=acc),
+                 t("analysis.hindsight_note", lang)]
+    else:
+        lines = [t("analysis.head", lang, deal=deal, name=name, seat=a.seat, accuracy=acc,
+                   points=a.points)]
+    cols = [t(f"analysis.col.{c}", lang) for c in ("event", "move", "best", "loss", "verdict", "reason")]
+    rows = []
+    for d in a.decisions:
+        loss = "" if d.forced else t("analysis.loss_value", lang, loss=f"{d.loss:.1f}", se=f"{d.se:.1f}")
+        best = "" if d.forced or d.best == d.move else d.best
+        why = "" if d.forced or d.best == d.move else reason_text(d, lang)
+        rows.append([str(d.index), d.move, best, loss, t(f"analysis.verdict.{d.verdict}", lang), why])
+    if not rows:
+        lines.append(t("analysis.none", lang))
+        return lines
+    widths = [max(len(r[i]) for r in [cols, *rows]) for i in range(5)]
+    for r in [cols, *rows]:
+        lines.append("  ".join(r[i].ljust(widths[i]) for i in range(5)) + "  " + r[5])
+    c = a.counts()
+    lines.append(t("analysis.summary", lang, **c))
+    if not a.hindsight:
+        lines.append("")
+        lines.extend(where_lines(a, lang))
+        lines.append("")
+        lines.append(t("analysis.budget", lang, worlds=a.worlds, seed=a.seed))
+    return lines
+
+
+def where_lines(a: SeatAnalysis, lang: str = "fi") -> list[str]:
+    """'Where did I lose points?': the two or three costliest decisions in words."""
+    out = [t("analysis.where", lang)]
+    worst = a.costly(3)
+    if not worst:
+        out.append("  " + t("analysis.where_none", lang))
+    for d in worst:
+        out.append("  " + t("analysis.where_item", lang, index=d.index, move=d.move, best=d.best,
+                            loss=f"{d.loss:.1f}", reason=reason_text(d, lang)).rstrip())
+    return out
+
+

@@ -1,0 +1,150 @@
+"""``ristiseiska analyze``: move-by-move analysis of a recorded deal (issue 15).
+
+    ristiseiska analyze games.jsonl [--deal N] [--seat S | --all-seats] [--lang fi|en]
+                        [--json] [--plot FILE.png] [--seed K] [--hindsight]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+HELP = "analyse a recorded deal move by move: the best move, the points lost, a verdict"
+DESCRIPTION = (
+    "For one seat of a finished deal, judge every decision from what that seat could see at "
+    "the time: each legal move's expected points and chance of going out first, estimated over "
+    "sampled deals of the hidden cards. Prints the move played, the best move, the expected "
+    "points lost and a verdict (good, inaccuracy, mistake, blunder; forced moves are not "
+    "scored), the seat's accuracy, and the costliest decisions. See docs/analysis.md."
+)
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", metavar="FILE", help="record file (.jsonl; '-' reads standard input)")
+    p.add_argument("--deal", type=int, default=1, metavar="N", help="analyse the N-th record of the file (from 1; default 1)")
+    who = p.add_mutually_exclusive_group()
+    who.add_argument("--seat", type=int, default=None, metavar="S", help="the seat to analyse (from 0; default 0)")
+    who.add_argument("--all-seats", action="store_true", help="analyse every seat")
+    p.add_argument("--lang", choices=("fi", "en"), default="fi", help="language of the output (default fi)")
+    p.add_argument("--json", action="store_true", help="print the analysis as JSON (one object; a list with --all-seats)")
+    p.add_argument("--plot", metavar="FILE.png", help="also draw the analysed seats' expected points through the deal")
+    p.add_argument("--seed", type=int, default=0, metavar="K", help="seed of the sampling (default 0; the same seed gives the same numbers)")
+    p.add_argument("--worlds", type=int, default=None, metavar="W", help="sampled deals of the hidden cards per decision (default %(default)s: the documented budget)")
+    p.add_argument("--hindsight", action="store_true", help="add the separate hindsight evaluation with every hand known")
+
+
+def _load(path: str, k: int) -> dict[str, Any]:
+    from ristiseiska.cli import CliError
+    from ristiseiska.record import read_records
+
+    count = 0
+    try:
+        source = read_records(sys.stdin.buffer) if path == "-" else read_records(path)
+        for line_no, rec in source:
+            count += 1
+            if count == k:
+                if isinstance(rec, str):
+                    raise CliError(f"{path}:{line_no}: {rec}")
+                return rec
+    except OSError as e:
+        raise CliError(f"cannot read {path}: {e.strerror or e}") from None
+    raise CliError(f"{path} has {count} record{'s' if count != 1 else ''}, not {k}")
+
+
+def run(args: argparse.Namespace) -> int:
+    from ristiseiska.analysis import AnalysisError, Budget, analyze_record
+    from ristiseiska.analysis.text import describe
+    from ristiseiska.cli import CliError
+
+    if args.deal < 1:
+        raise CliError(f"--deal counts from 1, not {args.deal}")
+    if args.worlds is not None and args.worlds < 4:
+        raise CliError(f"--worlds must be at least 4, not {args.worlds}")
+    if args.plot and not args.plot.lower().endswith(".png"):
+        raise CliError(f"--plot writes a PNG image: give a file name ending in .png, not {args.plot!r}")
+    rec = _load(args.file, args.deal)
+    n = len(rec.get("players") or []) if isinstance(rec.get("players"), list) else 0
+    if args.all_seats:
+        seats = list(range(n))
+    else:
+        seat = 0 if args.seat is None else args.seat
+        if not 0 <= seat < max(n, 1):
+            raise CliError(f"--seat must be a seat of this deal (0–{n - 1}), not {seat}")
+        seats = [seat]
+    budget = Budget() if args.worlds is None else Budget(worlds=args.worlds)
+    results = []
+    try:
+        for seat in seats:
+            main = analyze_record(rec, seat, budget, seed=args.seed)
+            hind = analyze_record(rec, seat, budget, seed=args.seed, hindsight=True) if args.hindsight else None
+            results.append((main, hind))
+    except AnalysisError as e:
+        raise CliError(f"{args.file}, deal {args.deal}: {e}") from None
+    if args.plot:
+        _plot(results, rec, args.plot, args.lang)
+    if args.json:
+        objs = []
+        for main, hind in results:
+            obj = main.to_dict(args.deal)
+            if hind is not None:
+                obj["hindsight"] = hind.to_dict(args.deal)
+            objs.append(obj)
+        print(json.dumps(objs if args.all_seats else objs[0], ensure_ascii=False))
+        return 0
+    for k, (main, hind) in enumerate(results):
+        if k:
+            print()
+        for line in describe(main, rec, args.deal, args.lang):
+            print(line)
+        if hind is not None:
+            print()
+            for line in describe(hind, rec, args.deal, args.lang):
+                print(line)
+    if args.plot:
+        print(f"\n{args.plot}")
+    return 0
+
+
+def _plot(results: list[Any], rec: dict[str, Any], path: str, lang: str) -> None:
+    """Each analysed seat's expected points after each of its moves (forced moves skipped)."""
+    import matplotlib
+
+    from ristiseiska.analysis import expected_curve
+    from ristiseiska.cli import CliError
+    from ristiseiska.i18n import t
+
+    matplotlib.use("Agg")  # files only: never open a window
+    import matplotlib.pyplot as plt
+
+    names = rec.get("players") or []
+    fig, ax = plt.subplots(figsize=(8, 4.5), dpi=100)
+    markers = {"inaccuracy": ("o", "#d4a017"), "mistake": ("s", "#e07000"), "blunder": ("X", "#c00000")}
+    for main, _hind in results:
+        curve = expected_curve(main)
+        if not curve:
+            continue
+        xs, ys = zip(*curve, strict=True)
+        label = names[main.seat] if main.seat < len(names) else f"{main.seat}"
+        ax.plot(xs, ys, marker=".", label=label)
+        for d in main.decisions:
+            if d.verdict in markers:
+                p = d.points(d.move)
+                m, colour = markers[d.verdict]
+                ax.scatter([d.index], [p], marker=m, s=70, color=colour, zorder=3)
+    ax.set_title(t("analysis.plot_title", lang))
+    ax.set_xlabel(t("analysis.plot_x", lang))
+    ax.set_ylabel(t("analysis.plot_y", lang))
+    ax.grid(alpha=0.3)
+    if ax.lines:
+        for verdict, (m, colour) in markers.items():  # what the marks mean
+            ax.scatter([], [], marker=m, s=70, color=colour, label=t(f"analysis.verdict.{verdict}", lang))
+        ax.legend(fontsize="small")
+    fig.tight_layout()
+    try:
+        fig.savefig(path)
+    except OSError as e:
+        raise CliError(f"cannot write {path}: {e.strerror or e}") from None
+    finally:
+        plt.close(fig)

@@ -1,0 +1,122 @@
+"""The browser's analysis of finished deals (issue 15): ``POST
+/api/tables/{table_id}/deals/{deal}/analysis`` with ``{"seat": S, "token": "…"}``.
+
+The answer is ``{"status": "done", "analysis": {…}}`` when the analysis is stored, else
+``{"status": "running"}`` (202) and the work is started if it is not under way; the client asks
+again. Analyses run in a worker process (never on the server's event loop: a search holds the
+CPU and the GIL for seconds), one at a time, and are stored (:mod:`ristiseiska.store.analysis`),
+so each deal and seat is analysed once.
+
+Fair information: until the match is over a player sees only the analysis of their own seat
+(the seat token proves it); afterwards every seat's analysis is open to everyone at the table,
+as the replays are.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import concurrent.futures
+import multiprocessing
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse, Response
+
+from ..analysis import DEFAULT_WORLDS
+from ..store.analysis import load_analysis, save_analysis
+
+router = APIRouter()
+ANALYSIS_SEED = 0  # fixed: the same deal always gets the same numbers
+BUDGET = f"worlds={DEFAULT_WORLDS};seed={ANALYSIS_SEED}"
+
+_pool: concurrent.futures.ProcessPoolExecutor | None = None
+_jobs: dict[tuple[int, str, int, int], asyncio.Future[dict[str, Any]]] = {}
+_failed: dict[tuple[int, str, int, int], str] = {}
+
+
+def _executor() -> concurrent.futures.ProcessPoolExecutor:
+    global _pool
+    if _pool is None:
+        # spawn: a fork of a server with threads and an event loop is unsafe
+        _pool = concurrent.futures.ProcessPoolExecutor(
+            max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+        atexit.register(_pool.shutdown, wait=False, cancel_futures=True)
+    return _pool
+
+
+def compute(rec: dict[str, Any], seat: int) -> dict[str, Any]:
+    """The analysis of ``seat`` in the record, as stored and sent (runs in the worker)."""
+    from ..analysis import analyze_record, expected_curve
+
+    a = analyze_record(rec, seat, seed=ANALYSIS_SEED)
+    out = a.to_dict(int(rec.get("deal", 1)), lang="fi")
+    en = a.to_dict(int(rec.get("deal", 1)), lang="en")
+    for d, e in zip(out["decisions"], en["decisions"], strict=True):
+        d["reason"] = {"fi": d["reason"], "en": e["reason"]}
+    out["counts"] = a.counts()
+    out["costly"] = [d.index for d in a.costly(3)]
+    out["points"] = a.points
+    out["curve"] = expected_curve(a)
+    out["worlds"] = a.worlds
+    return out
+
+
+def _error(code: str, message: str, status: int) -> JSONResponse:
+    return JSONResponse({"error": code, "message": message}, status_code=status)
+
+
+@router.post("/api/tables/{table_id}/deals/{deal}/analysis")
+async def analysis(table_id: str, deal: int, request: Request) -> Response:
+    from .app import _json_body, finished, record_of
+    from .tables import ActionError
+
+    data = await _json_body(request)
+    if not isinstance(data, dict):
+        return _error("bad-request", "send a JSON object with the seat", 400)
+    try:
+        t = await request.app.state.tables.get(table_id)
+    except ActionError as e:
+        return _error(e.code, e.message, 404 if e.code == "no-table" else 400)
+    games = dict(finished(t))
+    if deal not in games:
+        return _error("no-deal", "only finished deals can be analysed", 404)
+    seat = data.get("seat")
+    if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < t.n:
+        return _error("bad-seat", f"seat must be a seat number from 0 to {t.n - 1}", 400)
+    if not t.match.is_over():
+        try:
+            t.check_token(seat, data.get("token"))
+        except ActionError:
+            return _error("not-yours", "until the match is over you see only your own seat's "
+                          "analysis (send your seat token)", 403)
+    store = request.app.state.store
+    stored = await load_analysis(store, table_id, deal, seat)
+    if stored is not None:
+        return JSONResponse({"status": "done", "analysis": stored})
+    key = (id(store), table_id, deal, seat)
+    if key in _failed:  # reported once; the next press tries again
+        return _error("failed", _failed.pop(key), 500)
+    job = _jobs.get(key)
+    if job is None:
+        rec = record_of(t, deal, games[deal])
+        loop = asyncio.get_running_loop()
+        job = loop.run_in_executor(_executor(), compute, rec, seat)
+        _jobs[key] = job
+        job.add_done_callback(lambda f: loop.create_task(_finish(key, f, store)))
+    return JSONResponse({"status": "running"}, status_code=202)
+
+
+async def _finish(key: tuple[int, str, int, int], job: asyncio.Future[dict[str, Any]],
+                  store: Any) -> None:
+    _sid, table_id, deal, seat = key
+    try:
+        result = job.result()
+        await save_analysis(store, table_id, deal, seat, BUDGET, result)
+    except Exception as e:  # noqa: BLE001 - reported to the asking client, not raised
+        if isinstance(e, concurrent.futures.process.BrokenProcessPool):
+            global _pool
+            _pool = None  # the worker died: the next analysis starts a fresh one
+        _failed[key] = f"{type(e).__name__}: {e}"
+    finally:
+        _jobs.pop(key, None)
