@@ -107,23 +107,3 @@ export function AnalysisPanel({ analysis, step, setStep, t, lang, cardName = (c)
     <small>${t("analysis.budget", { worlds: a.worlds, seed: 0 })}</small>
   </section>`;
 }
-
-// Styles live here so that the table UI's stylesheet needs no change.
-const css = `
-.an-strip { gap: .25rem; }
-.an-chip { border-width: 2px; font-size: .8rem; padding: .1rem .35rem; }
-.an-chip.current { outline: 3px solid #1565c0; }
-.an-bars { display: flex; flex-direction: column; gap: .2rem; margin: .3rem 0; }
-.an-bar { display: grid; grid-template-columns: minmax(7rem, 12rem) 1fr minmax(8rem, auto); gap: .4rem; align-items: center; font-size: .85rem; }
-.an-track { background: #eceff1; border-radius: 4px; height: .9rem; overflow: hidden; }
-.an-fill { display: block; height: 100%; }
-.an-verdict { font-weight: bold; }
-.an button[aria-pressed=true] { background: #1f6b43; color: #fff; }
-@media (max-width: 760px) { .an-bar { grid-template-columns: 1fr; } }
-`;
-if (typeof document !== "undefined" && !document.getElementById("an-style")) {
-  const s = document.createElement("style");
-  s.id = "an-style";
-  s.textContent = css;
-  document.head.appendChild(s);
-}
