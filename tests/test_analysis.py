@@ -38,7 +38,7 @@ def known(k: int) -> dict[str, Any]:
 
 def random_record(name: str = "ristiseiska", seed: int = 1, players: int | None = None) -> dict[str, Any]:
     rules = preset(name)
-    n = players or (2 if name == "kahdestaan-pakka" else 4)
+    n = players or max(rules.min_players, min(4, rules.max_players))
     g = Game(rules, n, seed=seed)
     rng = random.Random(seed)
     while not g.is_over():
