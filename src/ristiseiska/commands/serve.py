@@ -46,7 +46,8 @@ def run(args: argparse.Namespace) -> int:
         except ImportError as e:
             raise CliError("PostgreSQL needs psycopg: pip install 'ristiseiska[postgres]'") from e
     try:
-        app = create_app(url, bot_delay=args.bot_delay)
+        app = create_app(url, bot_delay=args.bot_delay, warm_bots=True,
+                         say=lambda msg: print(msg, flush=True))
     except Exception as e:  # a malformed URL or a missing driver
         raise CliError(f"cannot use database {args.database_url!r}: {e}") from e
     sock = _listen(args.host, port, tries=1 if explicit else 20)
