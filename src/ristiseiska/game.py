@@ -47,6 +47,7 @@ from .moves import (
 from .rules import Rules, RulesError
 from .scoring import Result, score_deal
 from .table import NO, Table
+from .view import SeatView, make_view
 
 NORMAL, MORE, GIVING, OVER = 0, 1, 2, 3
 PHASE_NAMES = ("turn", "more", "give", "over")
@@ -957,10 +958,8 @@ class Game:
         return g
 
     # -- views ----------------------------------------------------------------------------------
-    def view(self, seat: int, open_cards: bool = False) -> Any:
+    def view(self, seat: int, open_cards: bool = False) -> SeatView:
         """What ``seat`` may see (RULES.md §5). ``open_cards`` shows every hand (teaching)."""
-        from .view import make_view
-
         return make_view(self, seat, open_cards)
 
     def __repr__(self) -> str:

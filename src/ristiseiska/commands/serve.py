@@ -29,9 +29,9 @@ def run(args: argparse.Namespace) -> int:
 
     import uvicorn
 
-    from ..cli import CliError
     from ..store import default_database_url, normalise_url
     from ..web.app import create_app
+    from .common import CliError
 
     explicit = args.port is not None
     port = args.port if explicit else 8000
@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _listen(host: str, port: int, tries: int) -> socket.socket:
     """A listening socket on ``port`` (or, without an explicit --port, the next free one)."""
-    from ..cli import CliError
+    from .common import CliError
 
     last: OSError | None = None
     for p in range(port, port + tries):
