@@ -96,6 +96,7 @@ class BotPool:
         self._executor: concurrent.futures.ProcessPoolExecutor | None = None
         self._lock = threading.Lock()
         self._closed = False
+        self._warm: concurrent.futures.Future[float] | None = None
 
     def _pool(self) -> concurrent.futures.ProcessPoolExecutor:
         with self._lock:
@@ -117,6 +118,14 @@ class BotPool:
                     self._executor = None
             pool.shutdown(wait=False, cancel_futures=True)
             return self._pool().submit(fn, *args)
+
+    def ensure_warm(self) -> concurrent.futures.Future[float]:
+        """:meth:`warm_up`, once per pool."""
+        with self._lock:
+            fut = self._warm
+        if fut is None:
+            fut = self._warm = self.warm_up()
+        return fut
 
     def warm_up(self) -> concurrent.futures.Future[float]:
         """Start a worker and compile the kernel in it; the future gives the seconds it took.
@@ -154,6 +163,7 @@ class BotPool:
             if p.is_alive():
                 p.terminate()
                 p.join(1.0)
+        executor.shutdown(wait=True)  # joins the pool's own thread and frees its queues
 
     def __enter__(self) -> BotPool:
         return self

@@ -149,7 +149,14 @@ def bot_levels() -> tuple[str, ...]:
 
 def make_bot(level: str, seed: int) -> Any:
     from ..bots import get_bot
+    from ..bots.pool import POOLED, PooledBot, shared_pool
 
+    if level in POOLED:
+        # A searching bot thinks (and compiles, the first time) in a worker process, so the
+        # screen keeps redrawing; the pool starts compiling now, before its first move.
+        pool = shared_pool()
+        pool.ensure_warm()
+        return PooledBot(pool, level, seed)
     return get_bot(level, seed=seed)
 
 
