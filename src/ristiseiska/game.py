@@ -63,7 +63,7 @@ class SetupError(ValueError):
 
 
 class Event(NamedTuple):
-    """One step of the deal's history, as written into records (RULES.md §6)."""
+    """One step of the deal's history, as written into records (docs/records.md)."""
 
     seat: int
     type: str
@@ -367,7 +367,7 @@ class Game:
 
     def _joker_names(self) -> int:
         """Card types a joker may stand for now: any card that fits, once the deal has been
-        opened by a real card (so never the opening card; RULES.md V11 "except ♣7")."""
+        opened by a real card (so never the opening card; docs/variants.md, V11)."""
         table = self.table
         if not table.opened or all(lo == NO for lo in table.lo):
             return 0
@@ -593,7 +593,7 @@ class Game:
         if r.jokers and self._stuck():
             self._finish_stuck()
             return
-        # V5: only an ace gives the extra move [RULES.md decision]
+        # V5: only an ace gives the extra move [decision: docs/variants.md, V5]
         more = r.multi_play or (
             closing and r.extra_move and (r.ace != "first-decides" or t % 13 == 0)
         )
@@ -959,7 +959,7 @@ class Game:
 
     # -- views ----------------------------------------------------------------------------------
     def view(self, seat: int, open_cards: bool = False) -> SeatView:
-        """What ``seat`` may see (RULES.md §5). ``open_cards`` shows every hand (teaching)."""
+        """What ``seat`` may see (docs/architecture.md). ``open_cards`` shows every hand (teaching)."""
         return make_view(self, seat, open_cards)
 
     def __repr__(self) -> str:

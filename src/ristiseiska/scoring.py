@@ -2,7 +2,7 @@
 
     >>> from ristiseiska.rules import Rules
     >>> from ristiseiska.cards import parse_cards
-    >>> hand_points(parse_cards("SA SK S4"), Rules())          # RULES.md E7
+    >>> hand_points(parse_cards("SA SK S4"), Rules())          # docs/rules.en.md §2
     31
     >>> hand_points(parse_cards("SA SK S4"), Rules(card_values="ace1"))
     18
@@ -36,7 +36,7 @@ def hand_points(cards: Iterable[Card], rules: Rules) -> int:
 
 @dataclass(frozen=True)
 class Result:
-    """The outcome of a deal (RULES.md §6 ``result``). ``points`` is what goes on the score
+    """The outcome of a deal (docs/records.md ``result``). ``points`` is what goes on the score
     sheet: lower is better. With chips, ``points`` is the net number of chips paid (negative
     for the winner, who collects)."""
 
@@ -99,7 +99,7 @@ def score_deal(
             loser = tuple(holding)
     card_pts = [hand_points(h, rules) for h in hands]
     token_pts = [0] * n
-    # The holder pays for the token unless they ran out of cards (RULES.md §2, E9).
+    # The holder pays for the token unless they ran out of cards (docs/rules.en.md §2, "The token").
     if rules.uses_token and token_holder is not None and hands[token_holder]:
         token_pts[token_holder] = rules.token_value
     pen = list(penalties)

@@ -1,4 +1,4 @@
-"""What one seat may see (RULES.md §5): the only thing bots and clients receive.
+"""What one seat may see (docs/architecture.md, "What a seat sees"): the only thing bots and clients receive.
 
 A view holds the seat's own hand, the table, every player's card count, the token holder and
 chips, and the public history. A card handed over when asked is shown only to the giver and

@@ -551,7 +551,7 @@ def _opening_name(rules: Rules, lang: str) -> str:
 
 
 def game_record(g: Game, rules: Rules, extra: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The deal as a record (RULES.md §6), with ``extra`` keys (the deal's number)."""
+    """The deal as a record (docs/records.md), with ``extra`` keys (the deal's number)."""
     try:
         from ..record import record_from_game
 

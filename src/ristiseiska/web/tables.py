@@ -1,7 +1,7 @@
 """Live tables: the match, the current deal, the seats, the connections and the bots.
 
 The server is the only authority. Each connection gets only what its seat may see
-(``Game.view(seat).to_dict()``, RULES.md §5); spectators get the public part with no hand.
+(``Game.view(seat).to_dict()``, docs/architecture.md); spectators get the public part with no hand.
 Every accepted move is written to the store before anyone hears of it; a table is rebuilt after
 a restart by replaying its stored moves from the match seed.
 """
