@@ -130,6 +130,10 @@ def _missing(output: str) -> str:
     return ""
 
 
+def _shown(cmd: list[str | Path]) -> str:
+    return " ".join("'<script>'" if "\n" in str(c) else str(c) for c in cmd)
+
+
 def _step(title: str, cmd: list[str | Path], env: dict[str, str], timeout: float = 600,
           cwd: Path | None = None) -> str:
     say(f"fresh install: {title}")
@@ -143,7 +147,7 @@ def _step(title: str, cmd: list[str | Path], env: dict[str, str], timeout: float
     if p.returncode != 0:
         why = _missing(p.stdout)
         raise FreshFailure(f"{title} failed (exit status {p.returncode})"
-                           f"{': ' + why if why else ''}\n$ {' '.join(map(str, cmd))}\n"
+                           f"{': ' + why if why else ''}\n$ {_shown(cmd)}\n"
                            f"{p.stdout[-3000:]}")
     say(f"fresh install:   ok ({time.monotonic() - start:.1f} s)")
     return p.stdout
@@ -186,9 +190,15 @@ def _serve_and_play(rs: Path, fpy: Path, tmp: Path, env: dict[str, str]) -> None
             raise FreshFailure("the server did not print its address"
                                f"{': ' + why if why else ''}\n{text[-3000:]}")
         say(f"fresh install:   serving at {url}")
-        _step("play the friend seat over the WebSocket until the deal ends",
-              [fpy, "-m", "ristiseiska.web.smoke", url, "--timeout", "600"], env, timeout=660,
-              cwd=tmp)
+        try:
+            _step("play the friend seat over the WebSocket until the deal ends",
+                  [fpy, "-m", "ristiseiska.web.smoke", url, "--timeout", "600"], env,
+                  timeout=660, cwd=tmp)
+        except FreshFailure as e:
+            text = log.read_text()
+            why = _missing(text)
+            raise FreshFailure(f"{why + '; ' if why else ''}{e}\nserver output:\n"
+                               f"{text[-3000:]}") from None
         text = log.read_text()
         if "Traceback" in text or server.poll() is not None:
             why = _missing(text)
