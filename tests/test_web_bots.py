@@ -107,3 +107,22 @@ def test_a_master_table_plays_through_the_apps_pool(tmp_path: Path) -> None:
             time.sleep(0.1)
         assert client.get(f"/api/tables/{tid}").json()["deals_finished"] >= 1
         assert app.state.bot_pool._executor is not None  # the master thought in the pool
+
+
+def test_a_dead_worker_is_replaced_on_the_next_call() -> None:
+    import concurrent.futures
+    import os
+    import signal
+
+    g = _midgame()
+    view = g.view(g.to_move)
+    with BotPool(workers=1) as pool:
+        assert pool.choose("expert", 2, view) in view.legal_moves
+        assert pool._executor is not None
+        for proc in list(pool._executor._processes.values()):
+            os.kill(proc.pid, signal.SIGKILL)
+        with pytest.raises(concurrent.futures.BrokenExecutor):
+            for _ in range(50):  # the pool notices the death within a moment
+                pool.choose("expert", 2, view)
+                time.sleep(0.1)
+        assert pool.choose("expert", 2, view) in view.legal_moves
