@@ -16,8 +16,6 @@ from ristiseiska.rules import Rules
 from ristiseiska.tui.app import PlayApp
 from ristiseiska.tui.session import Session, Setup
 
-pytestmark = pytest.mark.asyncio
-
 
 def _seed_where_a_bot_opens() -> int:
     for seed in range(1, 50):
@@ -28,6 +26,7 @@ def _seed_where_a_bot_opens() -> int:
     raise AssertionError("no seed found")
 
 
+@pytest.mark.asyncio
 async def test_the_screen_redraws_while_a_master_bot_compiles(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # A cold numba cache for a pool of our own, spawned after this is set.
@@ -63,6 +62,7 @@ async def test_the_screen_redraws_while_a_master_bot_compiles(
         assert any(s.rstrip().endswith(" s") for s in statuses), statuses
 
 
+@pytest.mark.asyncio
 async def test_quitting_while_a_master_bot_compiles_does_not_hang(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "numba-cache"))
@@ -80,3 +80,23 @@ async def test_quitting_while_a_master_bot_compiles_does_not_hang(
     finally:
         pool_mod.shared_pool().close(grace=0.5)
     assert time.monotonic() - start < 30
+
+
+def test_the_pool_starts_under_a_captured_stderr(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Textual's stand-in stderr says fileno() == -1; multiprocessing would hand that number
+    to its resource tracker and fail. The pool shows it a usable stderr meanwhile."""
+    import io
+    import sys
+
+    class Captured(io.StringIO):
+        def fileno(self) -> int:
+            return -1
+
+    fake = Captured()
+    monkeypatch.setattr(sys, "stderr", fake)
+    with pool_mod._real_stderr():
+        try:
+            assert sys.stderr.fileno() >= 0
+        except io.UnsupportedOperation:
+            pass  # no real stderr at all: multiprocessing skips it
+    assert sys.stderr is fake

@@ -22,11 +22,14 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
+import io
 import multiprocessing
 import os
+import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..moves import Move
@@ -39,11 +42,25 @@ WORKER_NICE = 10  # the workers yield the CPU to the process that serves people
 _worker_bots: dict[tuple[Any, ...], Any] = {}
 
 
-def _init_worker(nice: int) -> None:
+def _init_worker(nice: int, quiet: bool) -> None:
     import signal
 
     # Ctrl-C belongs to the parent, which shuts the pool down cleanly.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # A worker outlives nothing: if its parent dies without shutting the pool down (killed,
+    # crashed), it exits instead of idling on as an orphan.
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+    if quiet:  # under a full-screen terminal UI: nothing may write onto its screen
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.dup2(devnull, 2)
     if nice and hasattr(os, "nice"):
         try:
             os.nice(nice)
@@ -75,6 +92,31 @@ def _choose(level: str, seed: int, options: tuple[tuple[str, Any], ...], view: A
     return move
 
 
+@contextlib.contextmanager
+def _real_stderr() -> Iterator[None]:
+    """Textual replaces ``sys.stderr`` with an object whose ``fileno()`` is -1, and
+    multiprocessing passes that number to the resource tracker it starts, which then fails
+    ("bad value(s) in fds_to_keep"). Show it a usable stderr, or none, for the moment."""
+    saved = sys.stderr
+    try:
+        fd = saved.fileno() if saved is not None else -1
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+        fd = 0  # fileno() raises: multiprocessing skips it, fine
+    if fd < 0:
+        sys.stderr = sys.__stderr__ if _usable(sys.__stderr__) else io.StringIO()
+    try:
+        yield
+    finally:
+        sys.stderr = saved
+
+
+def _usable(stream: Any) -> bool:
+    try:
+        return stream is not None and stream.fileno() >= 0
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+        return False
+
+
 def default_workers() -> int:
     """One worker per core but one (the serving process keeps a core), at least one."""
     return max(1, min(4, (os.cpu_count() or 2) - 1))
@@ -88,11 +130,13 @@ class BotPool:
     replaced on the next call, and the failed call raises so the caller can log it.
     """
 
-    def __init__(self, workers: int | None = None, nice: int = WORKER_NICE) -> None:
+    def __init__(self, workers: int | None = None, nice: int = WORKER_NICE,
+                 quiet: bool = False) -> None:
         if workers is not None and workers < 1:
             raise ValueError(f"workers must be at least 1, not {workers}")
         self.workers = workers or default_workers()
         self.nice = nice
+        self.quiet = quiet
         self._executor: concurrent.futures.ProcessPoolExecutor | None = None
         self._lock = threading.Lock()
         self._closed = False
@@ -103,9 +147,11 @@ class BotPool:
             if self._closed:
                 raise RuntimeError("the bot pool is closed")
             if self._executor is None:
-                self._executor = concurrent.futures.ProcessPoolExecutor(
-                    max_workers=self.workers, mp_context=multiprocessing.get_context("spawn"),
-                    initializer=_init_worker, initargs=(self.nice,))
+                with _real_stderr():
+                    # the semaphores start multiprocessing's resource tracker now
+                    self._executor = concurrent.futures.ProcessPoolExecutor(
+                        max_workers=self.workers, mp_context=multiprocessing.get_context("spawn"),
+                        initializer=_init_worker, initargs=(self.nice, self.quiet))
             return self._executor
 
     def _submit(self, fn: Callable[..., Any], *args: Any) -> concurrent.futures.Future[Any]:
@@ -197,12 +243,22 @@ _shared_lock = threading.Lock()
 
 
 def shared_pool() -> BotPool:
-    """One pool per process for callers that do not own one (the terminal game)."""
+    """One pool per process for callers that do not own one (the terminal game); its workers
+    write nothing to the terminal (their errors come back with the calls)."""
     global _shared
     with _shared_lock:
         if _shared is None or _shared._closed:
-            _shared = BotPool()
+            _shared = BotPool(quiet=True)
             import atexit
 
             atexit.register(_shared.close)
         return _shared
+
+
+def release_shared_pool() -> None:
+    """Stop the shared pool's workers at once (a think in progress fails); the next
+    :func:`shared_pool` starts a new pool."""
+    with _shared_lock:
+        pool = _shared
+    if pool is not None:
+        pool.close(grace=0.0)

@@ -801,6 +801,14 @@ class PlayApp(App[Any]):
     async def action_quit(self) -> None:
         self.exit(None)
 
+    def exit(self, *args: Any, **kwargs: Any) -> None:
+        # A master bot may be thinking (or compiling) in the worker pool: stop it now, or
+        # quitting would wait for its answer.
+        from ..bots.pool import release_shared_pool
+
+        release_shared_pool()
+        super().exit(*args, **kwargs)
+
 
 def default_settings(**over: Any) -> dict[str, Any]:
     d: dict[str, Any] = {
