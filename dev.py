@@ -4,7 +4,7 @@
     python3 dev.py start     # make .venv, install, start the web game on SQLite (prints the URL)
     python3 dev.py play      # the same, but the terminal game
     python3 dev.py test      # make .venv, install with test tools, run lint, types and all tests,
-                             # then the fresh-install check
+                             # then the fresh-install check (`test PATHS…`: just those tests)
     python3 dev.py fresh     # only the fresh-install check (--keep keeps its directory)
     python3 dev.py bench     # speed figures
 

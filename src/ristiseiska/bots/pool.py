@@ -16,6 +16,9 @@ that talks to people always gets the processor first.
 
 Bots keep no state between moves (a move depends on the bot's seed and the view), so a worker
 may keep one bot per (level, seed, options) or make a new one: the move is the same.
+
+As with any ``spawn`` pool, a script of your own that uses it needs the
+``if __name__ == "__main__":`` guard (the workers import the main module).
 """
 
 from __future__ import annotations
