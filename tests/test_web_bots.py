@@ -126,3 +126,12 @@ def test_a_dead_worker_is_replaced_on_the_next_call() -> None:
                 pool.choose("expert", 2, view)
                 time.sleep(0.1)
         assert pool.choose("expert", 2, view) in view.legal_moves
+
+
+def test_the_pool_modules_example_runs() -> None:
+    import doctest
+
+    from ristiseiska.bots import pool as pool_mod
+
+    failures, tried = doctest.testmod(pool_mod)
+    assert tried > 0 and failures == 0
