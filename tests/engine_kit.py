@@ -44,7 +44,7 @@ def hands_with(n: int, spec: dict[int, str], rest: int | Sequence[int],
 def game_with(n: int, spec: dict[int, str], rest: int | Sequence[int], rules: Rules | None = None,
               dealer: int | None = None, **kw: object) -> Game:
     rules = rules or Rules()
-    exclude = parse_cards("C7") if rules.stock else []
+    exclude = parse_cards(rules.laid_out) if rules.laid_out else []
     hands = hands_with(n, spec, rest, rules, exclude)
     return Game(rules, n, hands=hands, dealer=(n - 1) if dealer is None else dealer, **kw)  # type: ignore[arg-type]
 

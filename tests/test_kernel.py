@@ -53,6 +53,16 @@ RULE_SETS = [
     (Rules(order="both", extra_move=False, card_values="one"), 8),
     (Rules(failure="pass", opening="S7"), 6),
     (Rules(), 7),
+    # issue 13: V13 on any base rules, V18 fines, V15 with the card maker's extras
+    (preset("domino-fan-tan"), 2),
+    (preset("fan-tan").replace(ante=True, short_hand_chip=True, pay_per_card=True), 4),
+    (Rules(token_mode="per-miss"), 4),
+    (Rules(token_mode="per-miss", hoarding="any-with-penalty", hoarding_penalty=7), 3),
+    (Rules(token_mode="per-miss", stock=True, min_players=2, max_players=2), 2),
+    (preset("fan-tan").replace(stock=True, min_players=2, max_players=2, pay_per_card=True), 2),
+    (preset("free-fan-tan").replace(stock=True, min_players=2, max_players=2), 2),
+    (preset("ristikasi").replace(stock=True, min_players=2, max_players=2), 2),
+    (preset("domino-fan-tan").replace(stock_opening="laid-out"), 2),
 ]
 
 
@@ -95,12 +105,14 @@ def test_kernel_records_pass_replay_check_cli(tmp_path, capsys) -> None:
     suit=st.sampled_from("CDHS*"),
     stall=st.integers(1, 300),
     chip_opts=st.tuples(st.booleans(), st.booleans(), st.booleans()),
+    per_miss=st.booleans(),
     n=st.integers(2, 8),
     seed=st.integers(-(2**63), 2**64 - 1),
 )
 def test_any_supported_rules_give_legal_records(order, extra, multi, failure, first_round_pass,
                                                 hoarding, values, token_value, ace, center,
-                                                suit, stall, chip_opts, n, seed) -> None:
+                                                suit, stall, chip_opts, per_miss, n,
+                                                seed) -> None:
     from ristiseiska.cards import RANK_TEXT
     from ristiseiska.rules import RulesError
 
@@ -113,7 +125,8 @@ def test_any_supported_rules_give_legal_records(order, extra, multi, failure, fi
                       opening=opening, stall_turns=stall,
                       ante=chip_opts[0] and failure == "chip",
                       short_hand_chip=chip_opts[1] and failure == "chip",
-                      pay_per_card=chip_opts[2] and failure == "chip")
+                      pay_per_card=chip_opts[2] and failure == "chip",
+                      token_mode="per-miss" if per_miss and failure == "token" else "object")
     except RulesError:
         assume(False)
     assert kernel.unsupported(rules, n) is None
@@ -199,7 +212,9 @@ def _mean_se(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 @pytest.mark.parametrize(("rules", "n"), [(preset("ristiseiska"), 4), (preset("sjuan"), 5),
                                           (preset("ristiseiska-pyynto"), 4),
-                                          (preset("fan-tan"), 4)])
+                                          (preset("fan-tan"), 4),
+                                          (preset("domino-fan-tan"), 2),
+                                          (Rules(token_mode="per-miss"), 4)])
 def test_statistics_agree_with_the_engine(rules: Rules, n: int) -> None:
     """Fixed seeds, so deterministic; the bound is five standard errors of the difference."""
     games = 1500
@@ -223,10 +238,11 @@ def test_statistics_agree_with_the_engine(rules: Rules, n: int) -> None:
                          [("ristiseiska", 4, 25), ("ristiseiska-pyynto", 4, 25),
                           ("fan-tan", 4, 25), ("ristiseiska-pantti25", 4, 25),
                           ("free-fan-tan", 4, 12), ("free-fan-tan", 3, 0),
-                          ("kahdestaan-pakka", 2, 6)])
+                          ("kahdestaan-pakka", 2, 6), ("domino-fan-tan", 2, 6),
+                          ("per-miss", 4, 30)])
 def test_rollouts_from_a_position_agree_with_engine_playouts(name: str, n: int,
                                                              depth: int) -> None:
-    rules = preset(name)
+    rules = Rules(token_mode="per-miss") if name == "per-miss" else preset(name)
     g = Game(rules, n, seed=12, dealer=1)
     rng = random.Random(3)
     for _ in range(depth):  # into the middle of a deal
@@ -409,6 +425,9 @@ def test_position_from_view_with_a_stock() -> None:
 
 @settings(max_examples=25, deadline=None)
 @given(
+    opening=st.sampled_from(["C7", "H7", "any"]),
+    laid=st.sampled_from(["laid-out", "dealt"]),
+    per_miss=st.booleans(),
     stock=st.booleans(),
     extra=st.booleans(),
     multi=st.booleans(),
@@ -419,12 +438,15 @@ def test_position_from_view_with_a_stock() -> None:
     n=st.integers(3, 8),
     seed=st.integers(0, 2**64 - 1),
 )
-def test_upward_and_stock_games_give_legal_records(stock, extra, multi, failure, hoarding,
-                                                   order, values, n, seed) -> None:
+def test_upward_and_stock_games_give_legal_records(opening, laid, per_miss, stock, extra,
+                                                   multi, failure, hoarding, order, values, n,
+                                                   seed) -> None:
     hoard = hoarding if failure == "token" else "none"
-    if stock:
+    mode = "per-miss" if per_miss and failure == "token" else "object"
+    if stock:  # V13 on any base rules: a card laid out or not, any opening
         rules = Rules(stock=True, min_players=2, max_players=2, failure=failure, hoarding=hoard,
-                      extra_move=extra, multi_play=multi, order=order, card_values=values)
+                      extra_move=extra, multi_play=multi, order=order, card_values=values,
+                      opening=opening, stock_opening=laid, token_mode=mode)
         n = 2
     else:
         rules = Rules(layout="upward", opening="any", order="both", failure=failure,

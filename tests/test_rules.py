@@ -27,7 +27,9 @@ NONSENSE = [
     ({"jokers": 1}, ("jokers", "failure")),
     ({"stock": True, "max_players": 4}, ("stock", "max_players")),
     ({"stock": True, "min_players": 2, "max_players": 2, "decks": 2}, ("stock", "decks")),
-    ({"stock": True, "min_players": 2, "max_players": 2, "opening": "H7"}, ("stock", "opening")),
+    ({"stock": True, "min_players": 2, "max_players": 2, "jokers": 1, "failure": "ask"},
+     ("stock", "jokers")),
+    ({"token_mode": "per-miss", "failure": "pass"}, ("token_mode", "failure")),
     ({"ante": True}, ("ante", "failure")),
     ({"pay_per_card": True, "failure": "pass"}, ("pay_per_card", "failure")),
     ({"short_hand_chip": True}, ("short_hand_chip", "failure")),
@@ -89,6 +91,7 @@ def test_presets_match_rules_md_section_4() -> None:
     p = preset("ristiseiska-pyynto")
     assert p.failure == "ask" and p.first_round_pass and p.end == "first-out"
     assert p.card_values == "ace14"
+    assert (p.min_players, p.max_players) == (3, 8)  # 001: "at least three"
     t = preset("ristiseiska-pantti25")
     assert t.token_value == 25 and t.match_target == 200 and t.card_values == "ace14"
     w = preset("wikipedia")
@@ -100,8 +103,31 @@ def test_presets_match_rules_md_section_4() -> None:
     assert s.min_players == 3
     f = preset("fan-tan")
     assert (f.opening, f.order, f.failure) == ("any", "both", "chip")
+    # V15 as the sources give it: Bicycle's extras stay options, off in the preset.
+    assert (f.ante, f.short_hand_chip, f.pay_per_card) == (False, False, False)
     k = preset("kahdestaan-pakka")
     assert k.stock and k.min_players == k.max_players == 2
+    assert k.laid_out == "C7" and d.token_mode == "object"
+    dft = preset("domino-fan-tan")  # V13 on Sjuan
+    assert dft.differences(s) == {"stock": True, "stock_opening": "dealt", "min_players": 2,
+                                  "max_players": 2}
+    assert dft.laid_out is None
+
+
+def test_two_players_are_pointed_to_the_two_player_preset() -> None:
+    with pytest.raises(RulesError, match="3–8 players, not 2; two players play the preset 'kahdestaan-pakka'"):
+        preset("ristiseiska-pyynto").check_players(2)
+    with pytest.raises(RulesError, match="'domino-fan-tan'"):
+        preset("sjuan").check_players(2)
+    with pytest.raises(RulesError) as info:
+        preset("sjuan").check_players(9)
+    assert "two players" not in str(info.value)
+
+
+def test_stock_combines_with_any_base_rules_for_two() -> None:
+    for name in ("ristiseiska", "sjuan", "fan-tan", "free-fan-tan", "ristikasi", "wikipedia"):
+        r = preset(name).replace(stock=True, min_players=2, max_players=2)
+        assert r.stock
 
 
 def test_unknown_preset() -> None:
@@ -117,6 +143,8 @@ def test_every_option_has_help_and_is_reachable_alone() -> None:
             base: dict[str, object] = {option: value}
             if option == "hoarding":
                 base["failure"] = "token"
+            if option == "first_ace_closing":
+                base["ace"] = "first-decides"
             if option == "layout" and value == "upward":
                 base.update(opening="any", order="both")
             Rules(**base)  # type: ignore[arg-type]

@@ -407,10 +407,25 @@ def test_v13_draw_ends_the_turn_and_the_card_waits() -> None:
     assert "C6" in legal(g)
 
 
-def test_v13_empty_stock_means_pass() -> None:
+def test_v13_empty_stock_means_the_base_failure_rule() -> None:
+    # kahdestaan-pakka is V13 on the default game: once the stock is empty, the token.
     g = v13_game("HQ")
     push(g, "D7", "draw")
     assert g.stock == []
+    g.push(first_play(g))
+    seat = g.to_move
+    assert legal(g) == {"token"}
+    push(g, "token")
+    assert g.events[-1].type == "token" and g.token_holder == seat
+
+
+def test_v13_empty_stock_with_pass_rules() -> None:
+    rules = preset("kahdestaan-pakka").replace(failure="pass")
+    in_stock = cards("HQ")
+    mine = " ".join(str(c) for c in cards(far()) if c not in in_stock)
+    hands = hands_with(2, {0: mine}, rest=1, rules=rules, exclude=in_stock + cards("C7"))
+    g = Game(rules, 2, hands=hands, stock=in_stock, dealer=0)
+    push(g, "D7", "draw")
     g.push(first_play(g))
     assert legal(g) == {"pass"}
     push(g, "pass")
@@ -469,8 +484,11 @@ def test_v15_any_seven_starts_from_the_dealers_left() -> None:
     assert g.is_over() and g.result is not None and g.result.winner == 1
 
 
+BICYCLE = {"ante": True, "short_hand_chip": True, "pay_per_card": True}
+
+
 def test_v15_chips_ante_short_hand_pay_per_card_and_pot() -> None:
-    r = preset("fan-tan")
+    r = preset("fan-tan").replace(**BICYCLE)
     # Seat 0 holds no seven (pays a chip), seat 1 holds only C7 and goes out.
     g = game_with(3, {0: "SQ SK", 1: "C7"}, rest=2, rules=r, dealer=2)
     assert g.pot == 3 + 2  # everyone antes; seats 0 and 1 were dealt fewer cards
@@ -486,8 +504,9 @@ def test_v15_chips_ante_short_hand_pay_per_card_and_pot() -> None:
     assert res.token_points == (0, 0, 0)
 
 
-def test_v15_without_the_optional_chips() -> None:
-    r = preset("fan-tan").replace(ante=False, short_hand_chip=False, pay_per_card=False)
+def test_v15_preset_as_the_sources_give_it() -> None:
+    """RULES.md V15: a chip when you cannot play, the pot to the first out; nothing else."""
+    r = preset("fan-tan")
     g = game_with(3, {0: "SQ SK", 1: "C7"}, rest=2, rules=r, dealer=2)
     assert g.pot == 0
     push(g, "chip", "C7")
@@ -503,12 +522,12 @@ def test_v15_six_and_eight_on_the_seven() -> None:
 
 
 def test_v15_even_deal_has_no_short_hand_chip() -> None:
-    g = Game(preset("fan-tan"), 4, seed=3)
+    g = Game(preset("fan-tan").replace(**BICYCLE), 4, seed=3)
     assert g.hand_sizes() == [13] * 4 and g.pot == 4
 
 
 def test_v15_uneven_deal_short_hands() -> None:
-    g = Game(preset("fan-tan"), 5, seed=3, dealer=1)
+    g = Game(preset("fan-tan").replace(**BICYCLE), 5, seed=3, dealer=1)
     # 52 = 11 + 11 + 10 + 10 + 10 dealt from the dealer's left (seats 2, 3 get 11).
     assert g.hand_sizes() == [10, 10, 11, 11, 10]
     assert g.chips_paid == [2, 2, 1, 1, 2]

@@ -82,7 +82,7 @@ def test_v5_first_ace_low_closes_every_high_pile_already_at_king() -> None:
     assert "CA" in plays(g) and "CA@high" not in plays(g)
 
 
-def test_v5_first_ace_high_closes_low_piles_at_two_and_twos_never_give_extra_move() -> None:
+def test_v5_first_ace_high_closes_low_piles_at_two_then_piles_close_as_in_the_base_game() -> None:
     g = v5_game()
     lay(g, "C7 C6 C8 C5 C4 C3 C2 " + SPADES_UP)
     until_turn(g, 0)
@@ -92,15 +92,31 @@ def test_v5_first_ace_high_closes_low_piles_at_two_and_twos_never_give_extra_mov
     assert v.rows[0].low_closed  # clubs' low pile at 2 is complete under "ace high"
     assert row_ranks(g, "S") == list(range(6, 14)) + [1]
     g.push_text("stop")
-    # a 2 completing a low pile now closes it, but only aces give the extra move [decision]
+    # After the first ace (RULES.md V5, revised): a 2 completing a low pile closes it and
+    # gives the extra move, as the closing card of the base game does.
     lay(g, SPADES_DOWN)
     assert g.view(0).rows[3].low_closed
-    assert g.to_move == 1 and g.phase == "turn"
-    # kings likewise: clubs high pile completed by a king (then the ace) -- no extra move on K
+    assert g.phase == "more" and g.to_move == 0 and str(g.events[-1].card) == "S2"
+    g.push_text("stop")
+    # a king is not a closing card with the ace high: the ace after it is
     lay(g, "C9 C10 CJ CQ CK")
-    assert g.to_move == 1 and g.phase == "turn"
+    assert g.phase == "turn"
     lay(g, "CA")
     assert g.phase == "more"
+
+
+def test_v5_after_first_ace_low_a_king_completing_a_pile_gives_the_extra_move() -> None:
+    # The case of issue 13: aces low fixed by the first ace, then a king completes a high pile.
+    g = v5_game()
+    lay(g, "C7 S7 S6 S8 " + SPADES_DOWN)
+    until_turn(g, 0)
+    g.push_text("SA@low")  # the first ace: spades' low pile closes, the end is low for all
+    assert g.phase == "more" and g.to_move == 0
+    g.push_text("stop")
+    lay(g, "C6 C8 C9 C10 CJ CQ")
+    lay(g, "CK")  # completes clubs' high pile: closes it and gives the extra move
+    assert g.view(0).rows[0].high_closed
+    assert g.phase == "more" and g.events[-1].card is not None and str(g.events[-1].card) == "CK"
 
 
 def test_v5_refuses_the_wrong_end() -> None:
@@ -251,7 +267,10 @@ def test_v16_start_with_king_wraps_to_ace() -> None:
 
 
 def test_v16_chips_for_cannot_play() -> None:
-    r = preset("free-fan-tan")
+    # The preset has V15's extra chip rules off (RULES.md V16: "as V15"); they stay options.
+    base = preset("free-fan-tan")
+    assert (base.ante, base.short_hand_chip, base.pay_per_card) == (False, False, False)
+    r = base.replace(ante=True, short_hand_chip=True, pay_per_card=True)
     g = game(r, 3, {0: suit_cards("S"), 2: "H6 H7 H8"}, rest=1, dealer=2)
     pot = g.pot
     assert pot == 3 + 2  # everyone antes; seats 0 and 2 were dealt fewer cards and add one
@@ -262,3 +281,57 @@ def test_v16_chips_for_cannot_play() -> None:
     assert g.to_move == 2 and legal(g) == {"chip"}
     g.push_text("chip")
     assert g.pot == pot + 1 and g.chips_paid[2] == 3
+
+
+def _king_after_first_ace_deal(rules: Rules) -> Game:
+    """A seeded deal played until a king or 2 completes a pile after the first ace (a king
+    or 2 that gives the extra move only under the revised V5), then on to its end."""
+    for seed in range(400):
+        g = Game(rules, 3, seed=seed)
+        rng = __import__("random").Random(seed)
+        hit = False
+        while not g.is_over():
+            m = rng.choice(g.legal_moves())
+            fixed = g.table.ace_end is not None
+            seat = g.to_move
+            g.push(m)
+            if not (fixed and m.kind == "play" and m.card is not None
+                    and m.card.rank in (2, 13) and not g.is_over()):
+                continue
+            end = "high" if m.card.rank == 13 else "low"
+            can_go_on = any((g.table.playable >> int(c)) & 1 for c in g.hand(seat))
+            if g.table.is_closed(m.card.suit, end) and can_go_on:
+                hit = True  # under the base rule this card gives the extra move
+        if hit:
+            return g
+    raise AssertionError("no deal with a closing king or 2 after the first ace")
+
+
+def test_v5_old_records_replay_with_aces_only_and_new_ones_with_the_base_rule() -> None:
+    """Issue 13 changed V5. A record written before ``first_ace_closing`` existed lacks the
+    option and replays under the older reading (aces only); new records carry ``base``."""
+    import json
+
+    from ristiseiska.record import check_record, dumps_record, record_from_game, rules_of_record
+
+    new = _king_after_first_ace_deal(FIRST_ACE)
+    rec = json.loads(dumps_record(record_from_game(new)))
+    assert rec["rules"]["first_ace_closing"] == "base" and check_record(rec) is None
+    # the same deal in an old record (no option): it does not replay, the rules differ
+    del rec["rules"]["first_ace_closing"]
+    assert rules_of_record(rec).first_ace_closing == "aces-only"
+    assert check_record(rec) is not None
+    # a deal played under the older reading, written as an old record, replays
+    old = _king_after_first_ace_deal(FIRST_ACE.replace(first_ace_closing="aces-only"))
+    old_rec = json.loads(dumps_record(record_from_game(old)))
+    del old_rec["rules"]["first_ace_closing"]
+    assert check_record(old_rec) is None
+    # without the first-ace rule an old record is unaffected
+    plain = json.loads(dumps_record(record_from_game(Game(Rules(), 3, seed=1))))
+    del plain["rules"]["first_ace_closing"]
+    assert rules_of_record(plain).first_ace_closing == "base"
+
+
+def test_v5_aces_only_needs_the_first_ace_rule() -> None:
+    with pytest.raises(Exception, match="first_ace_closing='aces-only' needs ace='first-decides'"):
+        Rules(first_ace_closing="aces-only")

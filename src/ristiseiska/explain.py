@@ -202,7 +202,9 @@ def explain_rules(rules: Rules, lang: str = "fi") -> str:
 
     # -- opening
     head("core.explain.h_opening")
-    if r.stock:
+    if r.stock and not r.laid_out:  # V13 with nothing laid out: 17 each, a stock of 18
+        add("core.explain.opening_stock_dealt")
+    if r.laid_out:
         add("core.explain.opening_stock", card=cap(opening_nom), card_acc=opening_acc)
     elif r.layout == "upward":
         add("core.explain.opening_upward")
@@ -213,6 +215,8 @@ def explain_rules(rules: Rules, lang: str = "fi") -> str:
                                                 "card_acc": opening_acc})]
         if r.decks == 2:
             parts.append(("core.explain.opening_two_decks", {"card": opening_nom}))
+        if r.stock:  # dealt, not laid out: it may lie in the stock
+            parts.append(("core.explain.opening_stock_missing", {}))
         para(*parts)
 
     # -- a turn
@@ -229,7 +233,8 @@ def explain_rules(rules: Rules, lang: str = "fi") -> str:
         if r.layout == "upward":
             add("core.explain.extra_upward")
         elif r.ace == "first-decides":
-            add("core.explain.extra_first_ace")
+            add("core.explain.extra_first_ace" + (
+                "" if r.first_ace_closing == "base" else "_aces_only"))
         else:
             add("core.explain.extra_move", low_end=low_end, high_end=high_end)
     elif not r.multi_play:
@@ -240,7 +245,8 @@ def explain_rules(rules: Rules, lang: str = "fi") -> str:
     parts = []
     if r.stock:
         parts.append(("core.explain.stock_draw", {}))
-    parts.append((f"core.explain.failure_{r.failure}", {}))
+    parts.append((f"core.explain.failure_{r.failure}"
+                  + ("_per_miss" if r.fines_per_miss else ""), {}))
     if r.failure == "ask":
         parts.append((f"core.explain.first_round_pass_{str(r.first_round_pass).lower()}", {}))
     para(*parts)
@@ -283,7 +289,8 @@ def explain_rules(rules: Rules, lang: str = "fi") -> str:
             if r.jokers:
                 parts.append(("core.explain.joker_value", {"n": r.joker_value}))
         if r.uses_token:
-            parts.append(("core.explain.token_value", {"n": r.token_value}))
+            parts.append(("core.explain.token_value"
+                          + ("_per_miss" if r.fines_per_miss else ""), {"n": r.token_value}))
         if r.hoarding == "any-with-penalty":
             parts.append(("core.explain.penalty", {"n": r.hoarding_penalty}))
         parts.append(("core.explain.lower_better", {}))

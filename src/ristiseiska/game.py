@@ -52,6 +52,7 @@ from .view import SeatView, make_view
 NORMAL, MORE, GIVING, OVER = 0, 1, 2, 3
 PHASE_NAMES = ("turn", "more", "give", "over")
 M52 = (1 << 52) - 1
+STOCK_HAND = 17  # cards per hand in the stock game (V13)
 
 
 class IllegalMoveError(ValueError):
@@ -92,19 +93,21 @@ def deal(rules: Rules, players: int, seed: int | None, dealer: int = 0
          ) -> tuple[list[list[Card]], list[Card], list[Card]]:
     """Shuffle with ``seed`` and deal: ``(hands, stock, table)``. Cards go one at a time from
     the dealer's left, so the first seats from the dealer's left get one card more when the
-    deck does not divide evenly. With a stock (V13) the seven of clubs is laid out first and
-    the 51 others make two hands of 17 and a stock of 17."""
+    deck does not divide evenly. With a stock (V13) each player gets 17 cards and the rest is
+    the stock (first card = top): 17 cards when the opening card is laid out on the table
+    first, 18 otherwise."""
     deck = full_deck(rules.decks, rules.jokers)
     table: list[Card] = []
-    if rules.stock:
-        c7 = parse_card("C7")
-        deck.remove(c7)
-        table.append(c7)
+    laid = rules.laid_out
+    if laid is not None:
+        c = parse_card(laid)
+        deck.remove(c)
+        table.append(c)
     random.Random(seed).shuffle(deck)
     hands: list[list[Card]] = [[] for _ in range(players)]
     stock: list[Card] = []
     if rules.stock:
-        dealt, stock = deck[:34], deck[34:]
+        dealt, stock = deck[:STOCK_HAND * players], deck[STOCK_HAND * players:]
     else:
         dealt = deck
     for i, c in enumerate(dealt):
@@ -149,7 +152,7 @@ class Game:
         else:
             dealt = [[_as_card(c) for c in h] for h in hands]
             stock_cards = [_as_card(c) for c in (stock or [])]
-            laid = [parse_card("C7")] if rules.stock else []
+            laid = [parse_card(rules.laid_out)] if rules.laid_out else []
             if len(dealt) != players:
                 raise SetupError(f"{len(dealt)} hands given for {players} players")
             _check_deck(rules, dealt, stock_cards, laid)
@@ -191,6 +194,7 @@ class Game:
         self._played = False
         self._stall = 0
         self._penalties = [0] * n
+        self._fines = [0] * n
         self._chips_paid = [0] * n
         self.pot = 0
         self.result: Result | None = None
@@ -293,6 +297,11 @@ class Game:
     @property
     def penalties(self) -> list[int]:
         return list(self._penalties)
+
+    @property
+    def token_fines(self) -> list[int]:
+        """Per seat, the fines taken so far (V18 ``token_mode = "per-miss"``; all 0 otherwise)."""
+        return list(self._fines)
 
     @property
     def moves(self) -> list[Move]:
@@ -503,12 +512,16 @@ class Game:
             self.events.append(Event(seat, STOP))
             self._end_turn()
         elif kind == TOKEN:
+            r = self.rules
             self.events.append(Event(seat, TOKEN))
-            if self.rules.hoarding == "any-with-penalty" and (
+            if r.hoarding == "any-with-penalty" and (
                 self._hand_types(seat) & self.table.playable
             ):
-                self._penalties[seat] += self.rules.hoarding_penalty
-            self.token_holder = seat
+                self._penalties[seat] += r.hoarding_penalty
+            if r.fines_per_miss:  # V18: a fine of its own each time; nothing moves
+                self._fines[seat] += 1
+            else:
+                self.token_holder = seat
             self._end_turn()
         elif kind == PASS:
             self.events.append(Event(seat, PASS))
@@ -593,10 +606,12 @@ class Game:
         if r.jokers and self._stuck():
             self._finish_stuck()
             return
-        # V5: only an ace gives the extra move [decision: docs/variants.md, V5]
-        more = r.multi_play or (
-            closing and r.extra_move and (r.ace != "first-decides" or t % 13 == 0)
-        )
+        # V5: before the first ace a king or a 2 completes nothing (the table's ace slots are
+        # still open at both ends), so ``closing`` is already right: the first ace closes its
+        # pile (its player alone gets the extra move, however many piles close with it), and
+        # after it piles close as in the base game.
+        more = r.multi_play or (closing and r.extra_move and (
+            r.first_ace_closing == "base" or t % 13 == 0))  # old records: aces only
         if more and self._has_play(seat):
             self._phase = MORE
         else:
@@ -666,6 +681,7 @@ class Game:
             reason,
             [len(h) for h in self.initial_hands],
             self.dealer,
+            self._fines if self.rules.fines_per_miss else None,
         )
 
     # -- refusing moves with a reason -----------------------------------------------------------
@@ -889,6 +905,7 @@ class Game:
         new._moves = self._moves[:]
         new._turns = self._turns[:]
         new._penalties = self._penalties[:]
+        new._fines = self._fines[:]
         new._chips_paid = self._chips_paid[:]
         new._legal = None
         return new
@@ -948,6 +965,7 @@ class Game:
         g._played = view.phase == "more"
         g._stall = view.stall
         g._penalties = list(view.penalties)
+        g._fines = list(view.token_fines) if view.token_fines else [0] * n
         g._chips_paid = list(view.chips_paid)
         g.pot = view.pot
         g.result = view.result

@@ -181,4 +181,5 @@ def result_from_dict(d: dict[str, Any], players: int) -> Result:
         loser=tuple(loser) if isinstance(loser, list) else loser,
         end=d.get("end", "out"),
         next_dealer=d.get("next_dealer"),
+        token_fines=tuple(d["token_fines"]) if d.get("token_fines") is not None else None,
     )

@@ -34,7 +34,7 @@ from typing import Any, TypeGuard
 from .cards import CARDS, Card, CardError, parse_card, sort_key
 from .game import Game, IllegalMoveError, SetupError, deal
 from .moves import DRAW, KINDS, Move
-from .rules import PRESETS, Rules, RulesError, preset
+from .rules import LEGACY_VALUES, PRESETS, Rules, RulesError, preset
 
 FORMAT = "ristiseiska-record"
 VERSION = 1
@@ -202,7 +202,9 @@ def _card_list(value: Any, where: str) -> list[Card]:
 def rules_of_record(rec: Mapping[str, Any]) -> Rules:
     """The rules of a record: its ``rules`` options on top of its ``preset`` (or the default
     rules). Options missing from an older record take the preset's value, which is how new
-    options stay backward compatible. Raises :class:`RecordError`."""
+    options stay backward compatible — or, for an option that changed how an old rule reads,
+    the value in force before it existed (``rules.LEGACY_VALUES``). Raises
+    :class:`RecordError`."""
     name = rec.get("preset")
     if name is not None and not isinstance(name, str):
         raise RecordError(f"preset must be a preset name or null, not {_json_type(name)}")
@@ -214,7 +216,11 @@ def rules_of_record(rec: Mapping[str, Any]) -> Rules:
     if not isinstance(options, dict):
         raise RecordError(f"rules must be an object of option: value, not {_json_type(options)}")
     try:
-        return Rules.from_dict(options, base=base)
+        rules = Rules.from_dict(options, base=base)
+        # A record written before an option existed replays as it was played (docs/records.md).
+        old = {name: value for name, (value, cond, cval) in LEGACY_VALUES.items()
+               if name not in options and getattr(rules, cond) == cval}
+        return rules.replace(**old) if old else rules
     except RulesError as e:
         raise RecordError(f"rules: {e}") from None
 

@@ -42,6 +42,10 @@ CHOICES: dict[str, dict[str, str]] = {
         "high": "the ace is above the king",
         "first-decides": "aces fit at either end until the first ace fixes the end for all suits",
     },
+    "first_ace_closing": {
+        "base": "after the first ace, the card completing a pile closes it and gives the extra move",
+        "aces-only": "only aces give the extra move (the reading before issue 13; old records)",
+    },
     "layout": {
         "rows": "each suit builds down and up from its centre card",
         "upward": "the first card's rank starts every suit, which builds upward, wrapping K to A",
@@ -71,6 +75,14 @@ CHOICES: dict[str, dict[str, str]] = {
         "ace1": "cards at face value, J 11, Q 12, K 13, ace 1",
         "one": "one point for every card",
     },
+    "token_mode": {
+        "object": "one token moves to whoever cannot play; its holder pays it once at the end",
+        "per-miss": "every turn a player cannot play costs the token value again (V18)",
+    },
+    "stock_opening": {
+        "laid-out": "with the stock: the opening card lies on the table before the deal",
+        "dealt": "with the stock: the opening card is dealt like the others and played first",
+    },
     "tie": {
         "draw": "a shared lowest total is a draw",
         "extra": "a shared lowest total is broken by further deals",
@@ -84,18 +96,21 @@ OPTION_HELP: dict[str, str] = {
     "opening": "card that must open the deal ('C7'), or 'any' for a free start",
     "order": "how the two neighbours of the centre card open",
     "ace": "where the ace goes",
+    "first_ace_closing": "with the first ace deciding: which closing cards give the extra move after it",
     "layout": "how suits are built",
     "extra_move": "after a closing card (ace or king) the player may play one more card",
     "multi_play": "a player may play several cards in one turn",
     "failure": "what happens to a player who cannot play",
     "first_round_pass": "with asking: a player who cannot play on their first turn just passes",
-    "stock": "two players: the seven of clubs starts on the table and a stock of 17 is drawn from",
+    "stock": "two players: 17 cards each and a stock to draw from when unable to play",
+    "stock_opening": "with the stock: whether the opening card is laid out before the deal",
     "hoarding": "whether a playable card may be held back by taking the token",
     "hoarding_penalty": "points for each illegal hoarding (with 'any-with-penalty')",
     "end": "when the deal ends",
     "last_left_scoring": "what a deal played to the last player scores",
     "card_values": "points of a card left in hand",
     "token_value": "points for holding the token at the end",
+    "token_mode": "one token that moves, or a fine for every turn missed",
     "joker_value": "points of a joker left in hand",
     "decks": "number of decks (1 or 2)",
     "distinct_decks": "with two decks: the decks differ and never mix (eight suits)",
@@ -120,18 +135,21 @@ class Rules:
     opening: str = "C7"
     order: str = "low-first"
     ace: str = "low"
+    first_ace_closing: str = "base"
     layout: str = "rows"
     extra_move: bool = True
     multi_play: bool = False
     failure: str = "token"
     first_round_pass: bool = True
     stock: bool = False
+    stock_opening: str = "laid-out"
     hoarding: str = "none"
     hoarding_penalty: int = 50
     end: str = "first-out"
     last_left_scoring: str = "losses"
     card_values: str = "ace14"
     token_value: int = 21
+    token_mode: str = "object"
     joker_value: int = 20
     decks: int = 1
     distinct_decks: bool = False
@@ -186,13 +204,29 @@ class Rules:
         if not isinstance(n, int) or isinstance(n, bool):
             raise RulesError(f"number of players must be a whole number, not {n!r}")
         if not self.min_players <= n <= self.max_players:
+            hint = ""
+            alt = TWO_PLAYER_PRESETS.get(self.name.split("+", 1)[0])
+            if n == 2 and alt:
+                hint = f"; two players play the preset {alt!r}"
             raise RulesError(
-                f"these rules are for {self.min_players}–{self.max_players} players, not {n}"
+                f"these rules are for {self.min_players}–{self.max_players} players, not {n}{hint}"
             )
 
     @property
     def uses_token(self) -> bool:
         return self.failure == "token"
+
+    @property
+    def fines_per_miss(self) -> bool:
+        """V18: every failure is a fine of its own (no token object that moves)."""
+        return self.failure == "token" and self.token_mode == "per-miss"
+
+    @property
+    def laid_out(self) -> str | None:
+        """The card laid on the table before the deal (V13 with a fixed opening card)."""
+        if self.stock and self.opening != "any" and self.stock_opening == "laid-out":
+            return self.opening
+        return None
 
     @property
     def uses_chips(self) -> bool:
@@ -205,6 +239,14 @@ class Rules:
 
 
 OPTION_NAMES = frozenset(f.name for f in fields(Rules) if f.name != "name")
+
+# Options whose value a record written before the option existed must take (when the record's
+# rules block lacks it) to replay as it was played, if that differs from the default. Issue 13
+# changed V5: before it, only aces gave the extra move under ``ace = "first-decides"``.
+LEGACY_VALUES: dict[str, tuple[Any, str, Any]] = {
+    # option: (its value for old records, only when this option, has this value)
+    "first_ace_closing": ("aces-only", "ace", "first-decides"),
+}
 _FIELD_TYPES = {f.name: f.type for f in fields(Rules)}
 
 
@@ -256,8 +298,10 @@ def _validate(r: Rules) -> None:
             raise RulesError(f"layout='upward' and ace={r.ace!r} conflict: suits wrap from king to ace")
         if r.order != "both":
             raise RulesError(f"layout='upward' and order={r.order!r} conflict: suits build one way only (use order='both')")
-        if r.stock:
-            raise RulesError("layout='upward' and stock=true conflict: the stock game starts from the seven of clubs")
+    if r.first_ace_closing != "base" and r.ace != "first-decides":
+        raise RulesError(
+            f"first_ace_closing={r.first_ace_closing!r} needs ace='first-decides'"
+        )
     if r.ace == "first-decides" and r.center in (2, 12):
         raise RulesError(
             f"ace='first-decides' and center={r.center} conflict: the centre needs at least two cards on each side"
@@ -284,8 +328,10 @@ def _validate(r: Rules) -> None:
             raise RulesError(
                 f"stock=true and decks={r.decks}, jokers={r.jokers} conflict: the stock game is played with one deck and no jokers"
             )
-        if r.opening != "C7" or r.center != 7:
-            raise RulesError("stock=true lays the seven of clubs out first: it needs opening='C7' and center=7")
+    if r.token_mode != "object" and r.failure != "token":
+        raise RulesError(
+            f"token_mode={r.token_mode!r} needs failure='token' (the fines are token fines)"
+        )
     if (r.ante or r.short_hand_chip or r.pay_per_card) and r.failure != "chip":
         raise RulesError("ante, short_hand_chip and pay_per_card need failure='chip'")
     if r.token_value < 0 or r.hoarding_penalty < 0 or r.joker_value < 0:
@@ -307,7 +353,7 @@ PRESETS: dict[str, tuple[str, dict[str, Any]]] = {
     ),
     "ristiseiska-pyynto": (
         "Ask a card from the previous player instead of the token; first-round pass",
-        {"failure": "ask", "first_round_pass": True},
+        {"failure": "ask", "first_round_pass": True, "min_players": 3},
     ),
     "ristiseiska-pantti25": (
         "Token worth 25, match to 200 points",
@@ -324,16 +370,15 @@ PRESETS: dict[str, tuple[str, dict[str, Any]]] = {
          "card_values": "one", "match_deals": 0, "match_target": 100, "min_players": 3},
     ),
     "fan-tan": (
-        "Fan Tan: any seven starts, 6 and 8 both on the 7, a chip for every pass",
+        "Fan Tan: any seven starts, 6 and 8 both on the 7, a chip for every pass, "
+        "the pot to the first out",
         {"opening": "any", "order": "both", "failure": "chip", "extra_move": False,
-         "card_values": "one", "ante": True, "short_hand_chip": True, "pay_per_card": True,
-         "min_players": 3},
+         "card_values": "one", "min_players": 3},
     ),
     "free-fan-tan": (
         "Free Fan Tan: the first card's rank starts every suit, which builds upward with wrap",
         {"opening": "any", "layout": "upward", "order": "both", "failure": "chip",
-         "extra_move": False, "card_values": "one", "ante": True, "short_hand_chip": True,
-         "pay_per_card": True, "min_players": 3},
+         "extra_move": False, "card_values": "one", "min_players": 3},
     ),
     "ristikasi": (
         "Ristikasi: clubs eight opens, eights in the centre, token 20, to 100 points",
@@ -354,8 +399,22 @@ PRESETS: dict[str, tuple[str, dict[str, Any]]] = {
     ),
     "kahdestaan-pakka": (
         "Two players: seven of clubs on the table, a stock of 17 to draw from",
-        {"stock": True, "failure": "pass", "min_players": 2, "max_players": 2},
+        {"stock": True, "min_players": 2, "max_players": 2},
     ),
+    "domino-fan-tan": (
+        "Domino Fan Tan: Sjuan for two, 17 cards each and a stock of 18 to draw from",
+        {"opening": "H7", "order": "both", "failure": "pass", "extra_move": False,
+         "card_values": "one", "match_deals": 0, "match_target": 100, "stock": True,
+         "stock_opening": "dealt", "min_players": 2, "max_players": 2},
+    ),
+}
+# The two-player game of a preset that needs three or more (docs/rules.en.md §5: the asking game's
+# source sends two players to the stock game; 002 sends them to Domino Fan Tan).
+TWO_PLAYER_PRESETS: dict[str, str] = {
+    "ristiseiska-pyynto": "kahdestaan-pakka",
+    "sjuan": "domino-fan-tan",
+    "fan-tan": "domino-fan-tan",
+    "free-fan-tan": "domino-fan-tan",
 }
 # Presets that need the variants of the next layer (jokers) are listed but refused until they
 # work: see :data:`UNSUPPORTED`.

@@ -51,6 +51,7 @@ class Result:
     loser: int | tuple[int, ...] | None = None
     end: str = "out"
     next_dealer: int | None = None
+    token_fines: tuple[int, ...] | None = None  # V18: fines per seat (per-miss rules only)
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
@@ -66,6 +67,8 @@ class Result:
         }
         if any(self.penalty_points):
             d["penalty_points"] = list(self.penalty_points)
+        if self.token_fines is not None:
+            d["token_fines"] = list(self.token_fines)
         if self.chips is not None:
             d["chips"] = list(self.chips)
         if self.loser is not None:
@@ -85,8 +88,10 @@ def score_deal(
     end: str,
     dealt_sizes: Sequence[int],
     dealer: int,
+    token_fines: Sequence[int] | None = None,
 ) -> Result:
-    """Score a finished deal from the hands left and what happened during it."""
+    """Score a finished deal from the hands left and what happened during it.
+    ``token_fines``: per seat, the fines taken under V18 (``token_mode = "per-miss"``)."""
     n = len(hands)
     holding = [i for i in range(n) if hands[i]]
     loser: int | tuple[int, ...] | None = None
@@ -100,7 +105,12 @@ def score_deal(
     card_pts = [hand_points(h, rules) for h in hands]
     token_pts = [0] * n
     # The holder pays for the token unless they ran out of cards (docs/rules.en.md §2, "The token").
-    if rules.uses_token and token_holder is not None and hands[token_holder]:
+    fines: list[int] | None = None
+    if rules.fines_per_miss:
+        # V18 [decision]: every fine stays with whoever took it, the winner included.
+        fines = list(token_fines or [0] * n)
+        token_pts = [rules.token_value * fines[i] for i in range(n)]
+    elif rules.uses_token and token_holder is not None and hands[token_holder]:
         token_pts[token_holder] = rules.token_value
     pen = list(penalties)
     chips: tuple[int, ...] | None = None
@@ -147,4 +157,5 @@ def score_deal(
         loser=loser,
         end=end,
         next_dealer=next_dealer,
+        token_fines=tuple(fines) if fines is not None else None,
     )

@@ -62,7 +62,8 @@ class SimSummary:
     seconds: float = 0.0
     points: list[int] = field(default_factory=list)
     wins: list[int] = field(default_factory=list)
-    token_end: list[int] = field(default_factory=list)  # deals ending with this seat holding it
+    # deals ending with this seat holding the token; with per-miss fines (V18) the fines taken
+    token_end: list[int] = field(default_factory=list)
     token_paid: int = 0  # deals where the token's points were scored
     chips: list[int] | None = None  # net chips paid per seat (chip rules)
     stalled: int = 0  # deals ended by the stall limit
@@ -117,7 +118,11 @@ class SimSummary:
         else:
             self.no_winner += 1
         holder = result.token_holder
-        if holder is not None and self.rules.uses_token:
+        if self.rules.fines_per_miss and result.token_fines is not None:
+            for s, k in enumerate(result.token_fines):
+                self.token_end[s] += k
+            self.token_paid += any(result.token_points)
+        elif holder is not None and self.rules.uses_token:
             self.token_end[holder] += 1
             if result.token_points[holder]:
                 self.token_paid += 1
@@ -140,7 +145,10 @@ class SimSummary:
             "wins": list(self.wins),
             "win_rate": [round(x, 4) for x in self.win_rates()],
         }
-        if self.rules.uses_token:
+        if self.rules.fines_per_miss:
+            d["fines_per_deal"] = [round(x, 4) for x in self.token_rates()]
+            d["token_paid_rate"] = round(self.token_paid / self.deals, 4) if self.deals else 0.0
+        elif self.rules.uses_token:
             d["token_at_end"] = [round(x, 4) for x in self.token_rates()]
             d["token_paid_rate"] = round(self.token_paid / self.deals, 4) if self.deals else 0.0
         chips = self.mean_chips()
@@ -298,7 +306,9 @@ def _simulate_kernel(summary: SimSummary, first: int, games: int, records: IO[st
             summary.points[s] += int(total)
         for s in range(n):
             summary.wins[s] += int((run.winners == s).sum())
-            if uses_token:
+            if rules.fines_per_miss:  # the kernel's per-seat counters are the fines
+                summary.token_end[s] += int(run.chips[:, s].sum())
+            elif uses_token:
                 summary.token_end[s] += int((run.holders == s).sum())
         summary.no_winner += int((run.winners < 0).sum())
         summary.stalled += int((run.ends == 1).sum())

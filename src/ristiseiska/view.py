@@ -63,6 +63,8 @@ class SeatView:
     open_hands: dict[int, tuple[Card, ...]] | None = field(default=None)
     # the seat's own cards that can never be played any more (jokers, V11)
     dead: tuple[Card, ...] = ()
+    # fines taken per seat (V18, token_mode = "per-miss"; public, like the token)
+    token_fines: tuple[int, ...] = ()
 
     @property
     def is_my_turn(self) -> bool:
@@ -99,6 +101,8 @@ class SeatView:
             "stock_size": self.stock_size,
             "result": self.result.to_dict() if self.result is not None else None,
         }
+        if self.rules.fines_per_miss:
+            d["token_fines"] = list(self.token_fines)
         if self.rules.jokers:
             d["dead"] = [c.notation(mark) for c in self.dead]
         if self.open_hands is not None:
@@ -165,4 +169,5 @@ def make_view(game: Any, seat: int, open_cards: bool = False) -> SeatView:
         result=game.result,
         open_hands={s: tuple(game.hand(s)) for s in range(game.n)} if open_cards else None,
         dead=tuple(game.dead_cards(seat)),
+        token_fines=tuple(game.token_fines),
     )

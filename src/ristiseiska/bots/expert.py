@@ -301,6 +301,8 @@ class ExpertBot(Bot):
         view = f.view
         own = view.token_holder == f.me
         cost = 0.0 if own else f.rules.token_value * 0.5
+        if f.rules.fines_per_miss:  # V18: every hoard is a fine of its own, never free
+            cost = float(f.rules.token_value)
         if f.rules.hoarding == "any-with-penalty":
             cost += f.rules.hoarding_penalty
         score = -cost - 1.5 - 10 * f.threat_now

@@ -30,6 +30,8 @@ TEXTS: dict[str, dict[str, str]] = {
         "token": "pantti lopussa",
         "chips": "pelimerkit/jako",
         "token_paid": "pantti maksettiin {rate} jaoista",
+        "fines": "sakkoja/jako",
+        "fines_paid": "sakkoja maksettiin {rate} jaoista",
         "stalled": "{k} jakoa päättyi jumiin (stall_turns)",
         "speed": "{deals} jakoa {seconds} sekunnissa: {rate} jakoa/s",
         "records": "pelikirjaukset: {path}",
@@ -44,6 +46,8 @@ TEXTS: dict[str, dict[str, str]] = {
         "token": "token at end",
         "chips": "chips/deal",
         "token_paid": "the token was paid in {rate} of the deals",
+        "fines": "fines/deal",
+        "fines_paid": "fines were paid in {rate} of the deals",
         "stalled": "{k} deals ended by the stall limit (stall_turns)",
         "speed": "{deals} deals in {seconds} s: {rate} deals/s",
         "records": "records: {path}",
@@ -105,8 +109,9 @@ def print_summary(summary: Any, lang: str, records: str | None) -> None:
     print(tx["title"].format(rules=rules.name or tx["custom"], players=summary.players,
                              deals=summary.deals, seed=summary.seed, engine=summary.engine))
     cols = [tx["seat"], tx["points"], tx["wins"]]
+    fines = rules.fines_per_miss  # V18: fines per deal instead of who holds the token
     if rules.uses_token:
-        cols.append(tx["token"])
+        cols.append(tx["fines" if fines else "token"])
     chips = summary.mean_chips()
     if chips is not None:
         cols.append(tx["chips"])
@@ -115,7 +120,7 @@ def print_summary(summary: Any, lang: str, records: str | None) -> None:
     for s in range(summary.players):
         row = [f"P{s + 1}", _num(mp[s], lang), _pct(wr[s], lang)]
         if rules.uses_token:
-            row.append(_pct(tr[s], lang))
+            row.append(_num(tr[s], lang) if fines else _pct(tr[s], lang))
         if chips is not None:
             row.append(_num(chips[s], lang))
         rows.append(row)
@@ -124,7 +129,8 @@ def print_summary(summary: Any, lang: str, records: str | None) -> None:
     for r in rows:
         print("  ".join(v.ljust(w) if i == 0 else v.rjust(w) for i, (v, w) in enumerate(zip(r, widths, strict=True))))
     if rules.uses_token and summary.deals:
-        print(tx["token_paid"].format(rate=_pct(summary.token_paid / summary.deals, lang)))
+        print(tx["fines_paid" if fines else "token_paid"].format(
+            rate=_pct(summary.token_paid / summary.deals, lang)))
     if summary.stalled:
         print(tx["stalled"].format(k=summary.stalled))
     print(tx["speed"].format(deals=summary.deals, seconds=_num(summary.seconds, lang),

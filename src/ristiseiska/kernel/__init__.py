@@ -6,18 +6,20 @@ knows (:func:`unsupported` tells why a rule set is outside them):
 
 * one deck, no jokers, any centre rank, ace ``low`` or ``high`` (not ``first-decides``), the
   deal ends when the first player goes out, 2–8 players;
-* layout ``rows`` or ``upward`` (free Fan Tan); the two-player stock game;
+* layout ``rows`` or ``upward`` (free Fan Tan); the two-player stock game (V13) with the
+  opening card laid out (17 in the stock) or dealt (18 in the stock), on any of these rules;
 * opening by a named centre card (``C7``, ``H7``, ``C8``) or by any centre card (``any``);
 * order ``low-first``, ``high-first`` or ``both``; the extra move after a closing card on or
   off; several cards a turn (``multi_play``);
 * a player who cannot play takes the token, passes, asks a card (with or without the
   first-round pass) or pays a chip (ante, short-hand chip and pay-per-card included);
   every hoarding rule with its penalty; the stall limit;
-* every card-value scheme and token value.
+* every card-value scheme and token value; one token that moves or a fine for every miss
+  (``token_mode = "per-miss"``, V18: the per-seat ``chips`` counters then count the fines).
 
 That covers every one-deck preset without jokers: ``ristiseiska``, ``ristiseiska-pyynto``,
-``ristiseiska-pantti25``, ``wikipedia``, ``sjuan``, ``fan-tan``, ``free-fan-tan``, ``ristikasi``
-and ``kahdestaan-pakka``.
+``ristiseiska-pantti25``, ``wikipedia``, ``sjuan``, ``fan-tan``, ``free-fan-tan``, ``ristikasi``,
+``kahdestaan-pakka`` and ``domino-fan-tan``.
 
 Deals of a run: deal ``i`` of a run with seed ``S`` uses the random stream
 ``derive_seed(S, i)`` for the shuffle and the play, and the dealer ``(first_dealer + i) % n``,
@@ -118,6 +120,9 @@ def rule_arrays(rules: Rules) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.nd
     params[core.P_CENTER] = 1 if rules.layout == "upward" else pos_of[rules.center - 1]
     params[core.P_UPWARD] = int(rules.layout == "upward")
     params[core.P_STOCK] = int(rules.stock)
+    params[core.P_LAID] = -1 if rules.laid_out is None else _card_id(rules.laid_out)
+    params[core.P_TOKEN_MODE] = (core.TOKEN_PER_MISS if rules.fines_per_miss
+                                 else core.TOKEN_OBJECT)
     params[core.P_MULTI] = int(rules.multi_play)
     params[core.P_HOARD] = _HOARDS[rules.hoarding]
     params[core.P_HOARD_PENALTY] = rules.hoarding_penalty
@@ -221,7 +226,15 @@ def max_moves(rules: Rules, players: int) -> int:
         gap = min(players, rules.stall_turns)
     else:
         gap = 2 * rules.stall_turns
-    return 52 * (gap + 2) + gap + 8
+    # draws from the stock are turns without a card on top of that
+    return 52 * (gap + 2) + gap + 8 + (stock_size(rules) if rules.stock else 0)
+
+
+def stock_size(rules: Rules) -> int:
+    """Cards in the stock at the start of a stock game (V13): 17 with a card laid out, else 18."""
+    if not rules.stock:
+        return 0
+    return core.STOCK_SIZE if rules.laid_out is not None else core.STOCK_MAX
 
 
 def _card_id(text: str) -> int:
@@ -247,13 +260,14 @@ class KernelRun:
     card_points: np.ndarray  # (count, n); zero under chip rules, as in the engine
     token_part: np.ndarray  # (count, n)
     penalties: np.ndarray  # (count, n)
-    chips: np.ndarray  # (count, n) net chips paid (chip rules; the winner's is negative)
+    chips: np.ndarray  # (count, n) net chips paid (chip rules; the winner's is negative);
+    # with per-miss token rules (V18) the fines each seat took
     total: np.ndarray  # (count, n) the points on the score sheet
     winners: np.ndarray  # (count,) seat, or -1 (a stalled deal)
     ends: np.ndarray  # (count,) 0 out, 1 stall
     holders: np.ndarray  # (count,) token holder at the end, -1 for none
     dealt: np.ndarray  # (count, n) uint64 hands as dealt
-    stocks: np.ndarray  # (count, 17) the stock, top first (stock game), else (count, 0)
+    stocks: np.ndarray  # (count, 17 or 18) the stock, top first (stock game), else (count, 0)
     moves: np.ndarray | None  # (count, max_moves) int16: seat * SEAT_SHIFT + code
     nmoves: np.ndarray | None
 
@@ -318,6 +332,8 @@ class KernelRun:
         }
         if self.penalties[d].any():
             result["penalty_points"] = self.penalties[d].tolist()
+        if rules.fines_per_miss:
+            result["token_fines"] = self.chips[d].tolist()
         if rules.failure == "chip":
             result["chips"] = self.chips[d].tolist()
         base = rules.name.split("+", 1)[0]
@@ -333,7 +349,8 @@ class KernelRun:
         }
         if rules.stock:
             rec["stock"] = [_NOTATION[c] for c in self.stocks[d].tolist()]
-            rec["table"] = ["C7"]
+            if rules.laid_out is not None:
+                rec["table"] = [rules.laid_out]
         rec["events"] = events
         rec["result"] = result
         rec["deal"] = self.start + d
@@ -365,7 +382,7 @@ def play_deals(rules: Rules, players: int, seed: int, count: int, start: int = 0
         ends = np.zeros(count, np.int64)
         holders = np.zeros(count, np.int64)
         dealt = np.zeros((count, n), np.uint64)
-        stocks = np.zeros((count, core.STOCK_SIZE if rules.stock else 0), np.int64)
+        stocks = np.zeros((count, stock_size(rules)), np.int64)
         moves = np.zeros((count if record else 1, room if record else 1), np.int16)
         nmoves = np.zeros(count if record else 1, np.int64)
         core.run_deals(np.uint64(seed & M64), start, count, n, first_dealer, params, line,
@@ -418,7 +435,8 @@ def position_from_game(game: Any) -> dict[str, Any]:
         "receiver": game.turn_seat if giving else None,
         "turns": [game.turns_taken(s) for s in range(game.n)],
         "stall": game._stall,
-        "chips": game.chips_paid,
+        # the per-seat counters: chips paid, or the fines taken under per-miss token rules
+        "chips": game.token_fines if game.rules.fines_per_miss else game.chips_paid,
         "pot": game.pot,
         "penalties": game.penalties,
         "stock": [int(c) for c in game.stock],
@@ -459,7 +477,7 @@ def position_from_view(view: Any, hands: Sequence[Sequence[Any]],
         "receiver": view.turn_seat if view.phase == "give" else None,
         "turns": list(view.turns_taken),
         "stall": view.stall,
-        "chips": list(view.chips_paid),
+        "chips": list(view.token_fines if view.rules.fines_per_miss else view.chips_paid),
         "pot": view.pot,
         "penalties": list(view.penalties),
         "stock": [hand_mask([c]).bit_length() - 1 for c in stock],
@@ -490,7 +508,7 @@ def rollout_values(hands: Any, lo: Sequence[int], hi: Sequence[int], to_move: in
     optional further move (it may stop); ``receiver``: with asking, the seat ``to_move`` is
     choosing a card for. ``token_holder``: seat or ``None``. ``turns`` (turns started per
     seat, for the first-round pass; default: all past their first), ``stall`` (turns in a row
-    without a card), ``chips``/``pot`` (chips paid per seat and the pot) and ``penalties``
+    without a card), ``chips``/``pot`` (chips paid per seat, or the fines taken under per-miss token rules; the pot) and ``penalties``
     complete the state, with ``stock`` (card ids left in the stock, top first; stock game)
     and ``start_rank`` (free Fan Tan: the rank that started every suit, 0 before the first
     card); :func:`position_from_game` and :func:`position_from_view` fill them all. ``rules``: default rules if ``None``; must be within :func:`unsupported`.

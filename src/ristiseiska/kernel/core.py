@@ -11,7 +11,8 @@ A`` with the ace high. ``lo[s]``/``hi[s]`` are the lowest and highest position d
 
 The per-deal counters live in ``aux`` (int64): token holder, turns in a row without a card
 played (the stall limit), and the chip pot; per seat there are ``turns`` (turns started, for
-the first-round pass), ``chips`` (chips paid) and ``pens`` (hoarding penalties).
+the first-round pass), ``chips`` (chips paid; with token rules and ``P_TOKEN_MODE`` per-miss,
+the fines taken, V18) and ``pens`` (hoarding penalties).
 
 Random numbers: SplitMix64, one uint64 state per deal, so a deal is a pure function of its
 seed. A bounded draw uses the multiply-shift method on the top 32 bits (the bias, below 2^-32
@@ -43,14 +44,19 @@ P_PAY_PER_CARD = 11  # chips: each loser pays the winner a chip per card in hand
 P_ANTE = 12  # chips: everyone pays one chip into the pot before the deal
 P_SHORT_CHIP = 13  # chips: players dealt a card fewer add one
 P_UPWARD = 14  # 1: free Fan Tan layout, the first card's rank starts every suit (V16)
-P_STOCK = 15  # 1: the two-player stock game, ♣7 laid out first (V13)
-N_PARAMS = 16
-STOCK_SIZE = 17
+P_STOCK = 15  # 1: the two-player stock game (V13): 17 cards a hand, the rest is the stock
+P_TOKEN_MODE = 16  # TOKEN_*: one token that moves, or a fine for every miss (V18)
+P_LAID = 17  # stock game: the card id laid on the table before the deal, or -1 for none
+N_PARAMS = 18
+STOCK_SIZE = 17  # the stock with a card laid out (♣7); without one it is STOCK_MAX
+STOCK_MAX = 18
+STOCK_HAND = 17
 FULL = (1 << 52) - 1
 
 ORDER_LOW_FIRST, ORDER_HIGH_FIRST, ORDER_BOTH = 0, 1, 2
 FAIL_PASS, FAIL_TOKEN, FAIL_ASK, FAIL_CHIP = 0, 1, 2, 3
 HOARD_NONE, HOARD_678, HOARD_NOT_7, HOARD_ANY = 0, 1, 2, 3
+TOKEN_OBJECT, TOKEN_PER_MISS = 0, 1
 
 # Move codes in the move list: 0..51 play that card; GIVE + card: give that card (asking);
 # DRAW + card: draw that card from the stock.
@@ -236,6 +242,7 @@ def play_out(hands, n, lo, hi, seat, more, receiver, aux, turns, chips, pens, pa
     failure = params[P_FAILURE]
     hoard = params[P_HOARD]
     stall_limit = params[P_STALL]
+    per_miss = params[P_TOKEN_MODE] == TOKEN_PER_MISS
     upward = params[P_UPWARD] != 0
     line = line0
     pos_of = pos_of0
@@ -306,7 +313,10 @@ def play_out(hands, n, lo, hi, seat, more, receiver, aux, turns, chips, pens, pa
                     code = DRAW + c
                 elif failure == FAIL_TOKEN:
                     code = TOKEN
-                    aux[AUX_HOLDER] = seat
+                    if per_miss:  # a fine of its own; the token does not move
+                        chips[seat] += 1
+                    else:
+                        aux[AUX_HOLDER] = seat
                 elif failure == FAIL_CHIP:
                     code = CHIP
                     chips[seat] += 1
@@ -338,7 +348,10 @@ def play_out(hands, n, lo, hi, seat, more, receiver, aux, turns, chips, pens, pa
                     state, k = below(state, cnt + 1)
                     if k == cnt:
                         code = TOKEN
-                        aux[AUX_HOLDER] = seat
+                        if per_miss:
+                            chips[seat] += 1
+                        else:
+                            aux[AUX_HOLDER] = seat
                         if hoard == HOARD_ANY:
                             pens[seat] += params[P_HOARD_PENALTY]
                         end_turn = True
@@ -436,20 +449,29 @@ def deal_hands(n, dealer, state, hands):
 
 
 @njit(cache=True)
-def deal_stock(n, dealer, state, hands, stock):
-    """The stock game (V13): ♣7 aside, shuffle the other 51, deal 34 one at a time from the
-    dealer's left; the last 17 make the stock, top first."""
-    deck = np.empty(51, np.int64)
+def deal_stock_laid(n, dealer, state, hands, stock, laid):
+    """The stock game (V13): the card ``laid`` aside (-1: none), shuffle the others, deal 17
+    to each seat one at a time from the dealer's left; the rest (``stock``: 17 or 18 long)
+    is the stock, top first (game.deal)."""
+    size = 51 if laid >= 0 else 52
+    deck = np.empty(size, np.int64)
     k = 0
     for c in range(52):
-        if c != 6:
+        if c != laid:
             deck[k] = c
             k += 1
     state = _shuffle(deck, state)
-    _deal_out(deck, 34, n, dealer, hands)
-    for i in range(STOCK_SIZE):
-        stock[i] = deck[34 + i]
+    dealt = STOCK_HAND * n
+    _deal_out(deck, dealt, n, dealer, hands)
+    for i in range(size - dealt):
+        stock[i] = deck[dealt + i]
     return state
+
+
+@njit(cache=True)
+def deal_stock(n, dealer, state, hands, stock):
+    """The stock game with ♣7 laid out (``kahdestaan-pakka``): a stock of 17."""
+    return deal_stock_laid(n, dealer, state, hands, stock, 6)
 
 
 @njit(inline="always")
@@ -479,7 +501,11 @@ def score(hands, n, winner, aux, chips, pens, params, values, card_pts, token_pt
         token_pts[s] = 0
         net[s] = 0
     holder = aux[AUX_HOLDER]
-    if failure == FAIL_TOKEN and holder >= 0 and hands[holder] != _ZERO:
+    if failure == FAIL_TOKEN and params[P_TOKEN_MODE] == TOKEN_PER_MISS:
+        for s in range(n):  # every fine stays with whoever took it (V18)
+            token_pts[s] = params[P_TOKEN_VALUE] * chips[s]
+            net[s] = chips[s]
+    elif failure == FAIL_TOKEN and holder >= 0 and hands[holder] != _ZERO:
         token_pts[holder] = params[P_TOKEN_VALUE]
     if failure == FAIL_CHIP:
         for s in range(n):
@@ -524,14 +550,16 @@ def run_deals(seed, start, count, n, first_dealer, params, line, pos_of, values,
               dealt, stocks, moves, nmoves, record, policy, behind, weights):
     """Play deals ``start .. start+count-1`` of a run (deal ``i`` has seed
     ``derive_seed(seed, i)`` and dealer ``(first_dealer + i) % n``). Outputs: one row per
-    deal (``stocks``: count × 17 with the stock game, else count × 0); the move lists only
-    with ``record``."""
+    deal (``stocks``: count × the stock's size with the stock game, else count × 0); the move
+    lists only with ``record``. ``chips_net`` holds the fines per seat under per-miss token
+    rules."""
     hands = np.zeros(n, np.uint64)
     lo = np.zeros(4, np.int64)
     hi = np.zeros(4, np.int64)
     aux = np.zeros(N_AUX, np.int64)
     with_stock = params[P_STOCK] != 0
-    stock = np.zeros(STOCK_SIZE if with_stock else 0, np.int64)
+    laid = params[P_LAID]
+    stock = np.zeros(stocks.shape[1] if with_stock else 0, np.int64)
     turns = np.zeros(n, np.int64)
     chips = np.zeros(n, np.int64)
     pens = np.zeros(n, np.int64)
@@ -544,11 +572,12 @@ def run_deals(seed, start, count, n, first_dealer, params, line, pos_of, values,
             lo[s] = 0
             hi[s] = 0
         if with_stock:
-            state = deal_stock(n, dealer, state, hands, stock)
-            for j in range(STOCK_SIZE):
+            state = deal_stock_laid(n, dealer, state, hands, stock, laid)
+            for j in range(stock.shape[0]):
                 stocks[d, j] = stock[j]
-            lo[0] = pos_of[6]  # the seven of clubs lies on the table
-            hi[0] = pos_of[6]
+            if laid >= 0:  # the opening card lies on the table
+                lo[laid // 13] = pos_of[laid % 13]
+                hi[laid // 13] = pos_of[laid % 13]
         else:
             state = deal_hands(n, dealer, state, hands)
         for s in range(n):

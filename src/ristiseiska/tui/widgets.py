@@ -151,6 +151,8 @@ def render_players(view: Any, lang: str, levels: Sequence[str] | None = None,
         out.append(f"  {cards_left_label(n, lang)}")
         if rules.uses_token and view.token_holder == seat:
             out.append("  ● " + t("tui.players.token", lang), style="bold yellow")
+        if rules.fines_per_miss and view.token_fines and view.token_fines[seat]:
+            out.append("  " + t("tui.fines.count", lang, n=view.token_fines[seat]), style="yellow")
         if rules.uses_chips:
             out.append("  " + t("tui.players.chips", lang, n=view.chips_paid[seat]), style="yellow")
         if seat in view.out_order:
@@ -162,7 +164,9 @@ def render_players(view: Any, lang: str, levels: Sequence[str] | None = None,
             out.append("\n")
         if hints and seat in hints:
             out.append("    " + hints[seat] + "\n", style="italic cyan")
-    if rules.uses_token:
+    if rules.fines_per_miss:  # V18: no token moves; the fines show per seat above
+        out.append(t("tui.fines.line", lang, value=rules.token_value) + "\n", style="yellow")
+    elif rules.uses_token:
         who = view.names[view.token_holder] if view.token_holder is not None else None
         out.append((t("tui.players.token_line", lang, name=who) if who
                     else t("tui.players.token_nobody", lang)) + "\n", style="yellow")
