@@ -135,3 +135,43 @@ def test_the_pool_modules_example_runs() -> None:
 
     failures, tried = doctest.testmod(pool_mod)
     assert tried > 0 and failures == 0
+
+
+def test_workers_exit_when_their_parent_is_killed(tmp_path: Path) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    script = tmp_path / "parent.py"
+    script.write_text(
+        "import time\n"
+        "from ristiseiska import Game, Rules\n"
+        "from ristiseiska.bots.pool import BotPool\n"
+        "if __name__ == '__main__':\n"
+        "    pool = BotPool(workers=1)\n"
+        "    g = Game(Rules(), players=4, seed=1)\n"
+        "    pool.choose('expert', 1, g.view(g.to_move))\n"
+        "    print(*[p.pid for p in pool._executor._processes.values()], flush=True)\n"
+        "    time.sleep(120)\n")
+    parent = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert parent.stdout is not None
+        workers = [int(x) for x in parent.stdout.readline().split()]
+        assert workers
+    finally:
+        parent.send_signal(signal.SIGKILL)  # no chance to shut the pool down
+        parent.wait()
+
+    def alive(pid: int) -> bool:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        with open(f"/proc/{pid}/stat") as f:  # a zombie has exited already
+            return f.read().split(")")[-1].split()[0] != "Z"
+
+    deadline = time.monotonic() + 15
+    while any(alive(w) for w in workers) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not any(alive(w) for w in workers), "an orphaned bot worker is still running"
