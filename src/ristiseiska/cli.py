@@ -9,6 +9,8 @@ import importlib
 import sys
 from collections.abc import Sequence
 
+from .commands.common import CliError  # noqa: F401 - the commands' error, re-exported here
+
 # command name -> module under ristiseiska.commands (imported lazily when it has heavy deps)
 COMMANDS = {
     "play": "play",
@@ -21,10 +23,6 @@ COMMANDS = {
     "tournament": "tournament",
     "analyze": "analyze",
 }
-
-
-class CliError(Exception):
-    """A problem to report in one line, without a traceback."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -74,8 +72,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    # Under `python -m`, this file is __main__: use the package's module so that the commands'
-    # CliError is the class main() catches.
-    from ristiseiska.cli import main as _main
-
-    sys.exit(_main())
+    sys.exit(main())

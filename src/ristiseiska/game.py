@@ -47,6 +47,7 @@ from .moves import (
 from .rules import Rules, RulesError
 from .scoring import Result, score_deal
 from .table import NO, Table
+from .view import SeatView, make_view
 
 NORMAL, MORE, GIVING, OVER = 0, 1, 2, 3
 PHASE_NAMES = ("turn", "more", "give", "over")
@@ -63,7 +64,7 @@ class SetupError(ValueError):
 
 
 class Event(NamedTuple):
-    """One step of the deal's history, as written into records (RULES.md §6)."""
+    """One step of the deal's history, as written into records (docs/records.md)."""
 
     seat: int
     type: str
@@ -375,7 +376,7 @@ class Game:
 
     def _joker_names(self) -> int:
         """Card types a joker may stand for now: any card that fits, once the deal has been
-        opened by a real card (so never the opening card; RULES.md V11 "except ♣7")."""
+        opened by a real card (so never the opening card; docs/variants.md, V11)."""
         table = self.table
         if not table.opened or all(lo == NO for lo in table.lo):
             return 0
@@ -975,10 +976,8 @@ class Game:
         return g
 
     # -- views ----------------------------------------------------------------------------------
-    def view(self, seat: int, open_cards: bool = False) -> Any:
-        """What ``seat`` may see (RULES.md §5). ``open_cards`` shows every hand (teaching)."""
-        from .view import make_view
-
+    def view(self, seat: int, open_cards: bool = False) -> SeatView:
+        """What ``seat`` may see (docs/architecture.md). ``open_cards`` shows every hand (teaching)."""
         return make_view(self, seat, open_cards)
 
     def __repr__(self) -> str:

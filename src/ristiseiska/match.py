@@ -54,7 +54,8 @@ class SheetRow:
 
 
 class Match:
-    """Deals under one set of rules until the agreed end (RULES.md §2 Match, V17)."""
+    """Deals under one set of rules until the agreed end (docs/rules.en.md §2 "The match" and
+    §4 "How a match ends")."""
 
     def __init__(
         self,

@@ -1,4 +1,4 @@
-"""Game records (RULES.md §6): one deal as one JSON object, one object per line of a
+"""Game records (docs/records.md): one deal as one JSON object, one object per line of a
 ``.jsonl`` file. Write, read, replay and check.
 
     >>> from ristiseiska import Game, preset

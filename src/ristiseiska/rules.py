@@ -11,7 +11,7 @@
     ...
     ristiseiska.rules.RulesError: hoarding='all-but-sevens' needs failure='token' (hoarding means taking the token instead of playing)
 
-Every option of RULES.md §3 is a field here; a variant is a value of an option, never a copy of
+Every option of the rule book (docs/rules.en.md §4) is a field here; a variant is a value of an option, never a copy of
 the engine. :meth:`Rules.replace` makes a changed copy and validates it again.
 """
 
@@ -129,7 +129,7 @@ OPTION_HELP: dict[str, str] = {
 
 @dataclass(frozen=True)
 class Rules:
-    """Every rule option. The defaults are the default game of RULES.md §2."""
+    """Every rule option. The defaults are the default game of docs/rules.en.md §2."""
 
     center: int = 7
     opening: str = "C7"
@@ -344,7 +344,7 @@ def _validate(r: Rules) -> None:
         raise RulesError("a match needs an end: set match_deals or match_target (or both)")
 
 
-# --- presets (RULES.md §4) ---------------------------------------------------------------
+# --- presets (docs/rules.en.md §5) ------------------------------------------------------
 
 PRESETS: dict[str, tuple[str, dict[str, Any]]] = {
     "ristiseiska": (
@@ -408,7 +408,7 @@ PRESETS: dict[str, tuple[str, dict[str, Any]]] = {
          "stock_opening": "dealt", "min_players": 2, "max_players": 2},
     ),
 }
-# The two-player game of a preset that needs three or more (RULES.md §4: the asking game's
+# The two-player game of a preset that needs three or more (docs/rules.en.md §5: the asking game's
 # source sends two players to the stock game; 002 sends them to Domino Fan Tan).
 TWO_PLAYER_PRESETS: dict[str, str] = {
     "ristiseiska-pyynto": "kahdestaan-pakka",
@@ -426,7 +426,7 @@ def preset_names() -> list[str]:
 
 
 def preset(name: str) -> Rules:
-    """The rules of a preset by name (RULES.md §4)."""
+    """The rules of a preset by name (docs/rules.en.md §5)."""
     if name not in PRESETS:
         raise RulesError(f"unknown preset {name!r}; known presets: {', '.join(PRESETS)}")
     return Rules(name=name, **PRESETS[name][1])

@@ -2,7 +2,7 @@
 
     >>> from ristiseiska.rules import Rules
     >>> from ristiseiska.cards import parse_cards
-    >>> hand_points(parse_cards("SA SK S4"), Rules())          # RULES.md E7
+    >>> hand_points(parse_cards("SA SK S4"), Rules())          # docs/rules.en.md §2
     31
     >>> hand_points(parse_cards("SA SK S4"), Rules(card_values="ace1"))
     18
@@ -36,7 +36,7 @@ def hand_points(cards: Iterable[Card], rules: Rules) -> int:
 
 @dataclass(frozen=True)
 class Result:
-    """The outcome of a deal (RULES.md §6 ``result``). ``points`` is what goes on the score
+    """The outcome of a deal (docs/records.md ``result``). ``points`` is what goes on the score
     sheet: lower is better. With chips, ``points`` is the net number of chips paid (negative
     for the winner, who collects)."""
 
@@ -104,7 +104,7 @@ def score_deal(
             loser = tuple(holding)
     card_pts = [hand_points(h, rules) for h in hands]
     token_pts = [0] * n
-    # The holder pays for the token unless they ran out of cards (RULES.md §2, E9).
+    # The holder pays for the token unless they ran out of cards (docs/rules.en.md §2, "The token").
     fines: list[int] | None = None
     if rules.fines_per_miss:
         # V18 [decision]: every fine stays with whoever took it, the winner included.

@@ -1,4 +1,4 @@
-"""What one seat may see (RULES.md §5): the only thing bots and clients receive.
+"""What one seat may see (docs/architecture.md, "What a seat sees"): the only thing bots and clients receive.
 
 A view holds the seat's own hand, the table, every player's card count, the token holder and
 chips, and the public history. A card handed over when asked is shown only to the giver and
@@ -9,15 +9,12 @@ mode, named explicitly) every hand is shown.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .cards import CARDS, Card
 from .moves import DRAW, GIVE, Move
 from .rules import Rules
 from .table import NO, Table
-
-if TYPE_CHECKING:
-    from .game import Game
 
 
 @dataclass(frozen=True)
@@ -124,7 +121,9 @@ def public_event(event: dict[str, Any], seat: int | None) -> dict[str, Any]:
     return event
 
 
-def make_view(game: Game, seat: int, open_cards: bool = False) -> SeatView:
+def make_view(game: Any, seat: int, open_cards: bool = False) -> SeatView:
+    """The view of ``seat`` in ``game`` (a :class:`ristiseiska.game.Game`; typed loosely so
+    that this module, which the game imports, does not import the game back)."""
     if not 0 <= seat < game.n:
         raise ValueError(f"no seat {seat} at a table of {game.n}")
     mark = game.rules.distinct_decks

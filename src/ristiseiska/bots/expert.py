@@ -1,5 +1,5 @@
 """Rule-based bots: ``basic`` (a simple sensible heuristic) and ``expert`` (the strategy notes
-of RULES.md §2: blocking with sixes and eights, opening long suits, dumping expensive cards when
+of the rule book's tips (docs/rules.en.md §7): blocking with sixes and eights, opening long suits, dumping expensive cards when
 an opponent is nearly out, giving others the fewest openings, token-aware hoarding, giving the
 least useful card, stopping or going on after a closing card).
 
@@ -195,7 +195,7 @@ class Features:
 
 
 class ExpertBot(Bot):
-    """Rule-based play following the strategy notes of RULES.md §2."""
+    """Rule-based play following the tips of docs/rules.en.md §7."""
 
     name = "expert"
 

@@ -1,13 +1,13 @@
 """What a seat can infer from its view alone: which cards are still hidden, which hidden cards
 each opponent certainly does not hold, and which cards are known to be in an opponent's hand.
 
-Everything here reads only a :class:`~ristiseiska.view.SeatView` (RULES.md §5). Inferences:
+Everything here reads only a :class:`~ristiseiska.view.SeatView` (docs/architecture.md, "What a seat sees"). Inferences:
 
 * a player who took the token, passed, asked, drew or paid a chip held no card that was legal at
   that moment (with hoarding allowed: no legal card of a rank that must be played);
 * a player whose extra move (after a closing card) was offered by the rules but who did not play
   on held no legal card right then (the engine ends such a turn silently);
-* a card this seat gave is in the receiver's hand until it is played (RULES.md §5: giver and
+* a card this seat gave is in the receiver's hand until it is played (docs/architecture.md: giver and
   receiver both see it).
 
 A card received unseen (given by someone else, drawn from the stock) escapes the exclusions made

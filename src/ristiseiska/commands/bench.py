@@ -71,8 +71,7 @@ def bench_kernel(rules: Any, players: int, deals: int, seed: int) -> dict[str, A
 
 
 def run(args: argparse.Namespace) -> int:
-    from ristiseiska.cli import CliError
-    from ristiseiska.commands.common import load_rules
+    from ristiseiska.commands.common import CliError, load_rules
     from ristiseiska.rules import RulesError
     from ristiseiska.sim import kernel_reason
 

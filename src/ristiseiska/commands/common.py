@@ -7,9 +7,13 @@ import tomllib
 from typing import Any
 
 
+class CliError(Exception):
+    """A problem to report in one line, without a traceback (``ristiseiska: message``, exit
+    status 2)."""
+
+
 def load_rules(preset_name: str | None, rules_file: str | None) -> Any:
     """The rules from ``--preset`` and ``--rules`` (raises ``CliError``)."""
-    from ristiseiska.cli import CliError
     from ristiseiska.rules import RulesError, load_rules_toml, preset
 
     try:

@@ -40,8 +40,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def settings_from_args(args: argparse.Namespace) -> dict[str, object]:
     """The set-up screen's starting values from the flags (errors as CliError)."""
-    from ristiseiska.cli import CliError
-    from ristiseiska.commands.common import load_rules
+    from ristiseiska.commands.common import CliError, load_rules
     from ristiseiska.rules import RulesError, preset
     from ristiseiska.tui.app import default_settings
     from ristiseiska.tui.session import bot_levels, level_id
@@ -94,7 +93,7 @@ def settings_from_args(args: argparse.Namespace) -> dict[str, object]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ristiseiska.cli import CliError
+    from ristiseiska.commands.common import CliError
     from ristiseiska.tui.app import run_play
     from ristiseiska.tui.session import Session, data_dir
 

@@ -37,7 +37,7 @@ def _lines(path: str) -> Iterator[tuple[int, dict[str, Any] | str]]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ristiseiska.cli import CliError
+    from ristiseiska.commands.common import CliError
 
     if args.check:
         return _check(args.files, args.verify_seed)
@@ -72,7 +72,7 @@ def _check(files: list[str], verify_seed: bool) -> int:
 
 
 def _show(path: str, k: int, lang: str, force_text: bool) -> int:
-    from ristiseiska.cli import CliError
+    from ristiseiska.commands.common import CliError
     from ristiseiska.record import RecordError, replay_record
 
     found: tuple[int, dict[str, Any] | str] | None = None

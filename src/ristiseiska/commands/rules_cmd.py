@@ -55,7 +55,7 @@ def option_table(rules: Rules, lang: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ristiseiska.cli import CliError
+    from ristiseiska.commands.common import CliError
     from ristiseiska.explain import explain_rules
     from ristiseiska.i18n import LANGS
 

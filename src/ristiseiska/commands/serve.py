@@ -29,9 +29,9 @@ def run(args: argparse.Namespace) -> int:
 
     import uvicorn
 
-    from ..cli import CliError
     from ..store import default_database_url, normalise_url
     from ..web.app import create_app
+    from .common import CliError
 
     explicit = args.port is not None
     port = args.port if explicit else 8000
@@ -46,7 +46,8 @@ def run(args: argparse.Namespace) -> int:
         except ImportError as e:
             raise CliError("PostgreSQL needs psycopg: pip install 'ristiseiska[postgres]'") from e
     try:
-        app = create_app(url, bot_delay=args.bot_delay)
+        app = create_app(url, bot_delay=args.bot_delay, warm_bots=True,
+                         say=lambda msg: print(msg, flush=True))
     except Exception as e:  # a malformed URL or a missing driver
         raise CliError(f"cannot use database {args.database_url!r}: {e}") from e
     sock = _listen(args.host, port, tries=1 if explicit else 20)
@@ -64,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _listen(host: str, port: int, tries: int) -> socket.socket:
     """A listening socket on ``port`` (or, without an explicit --port, the next free one)."""
-    from ..cli import CliError
+    from .common import CliError
 
     last: OSError | None = None
     for p in range(port, port + tries):

@@ -141,7 +141,7 @@ def print_summary(summary: Any, lang: str, records: str | None) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ristiseiska.cli import CliError
+    from ristiseiska.commands.common import CliError
     from ristiseiska.rules import RulesError
     from ristiseiska.sim import choose_engine, simulate
 

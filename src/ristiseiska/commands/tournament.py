@@ -51,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
     )
     from rich.table import Table
 
-    from ristiseiska.cli import CliError
+    from ristiseiska.commands.common import CliError
     from ristiseiska.tournament import TournamentError, check_setup, plot, run_tournament
 
     rules = _rules(args)

@@ -185,7 +185,7 @@ def _event_dict(event: Any) -> dict[str, Any]:
 
 def describe_event(event: Mapping[str, Any] | Any, names: Sequence[str] | None = None,
                    lang: str = DEFAULT_LANG) -> str:
-    """One event of the history (record form, RULES.md §6) as a sentence:
+    """One event of the history (record form, docs/records.md) as a sentence:
     ``Aino pelasi herttakuutosen.`` / ``Aino played the six of hearts.`` A give or draw whose
     card is hidden from this viewer (no ``card`` key) is described without the card. Never
     raises: an unknown or malformed event gets a plain generic sentence."""

@@ -285,7 +285,7 @@ class KernelRun:
         return (self.first_dealer + self.start + d) % self.players
 
     def records(self, names: Sequence[str] | None = None) -> Iterator[dict[str, Any]]:
-        """Each deal as a game record (RULES.md §6), built from the kernel's own moves and
+        """Each deal as a game record (docs/records.md), built from the kernel's own moves and
         result, so that ``check_record`` checks the kernel against the engine."""
         for d in range(self.count):
             yield self.record(d, names)

@@ -7,6 +7,7 @@ sheet, Ctrl+Q quits (the match is saved after every move and continues with ``--
 
 from __future__ import annotations
 
+import time
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -508,6 +509,7 @@ class GameScreen(Screen[None]):
         self.session = session
         self.lang = session.lang
         self._bot_timer: Any = None
+        self._thinking: tuple[float, Any] | None = None  # (since, ticker) while a bot thinks
         self._logged = 0
         self._deal_shown = -1
         self._status_kind = ""
@@ -755,9 +757,28 @@ class GameScreen(Screen[None]):
             self._bot_timer = None
             return
         # Think in a thread so that a searching bot never freezes the screen; the move is
-        # applied back on the app's thread.
+        # applied back on the app's thread. (The master bot's thread only waits: the search
+        # and the kernel's compilation run in a worker process, see ristiseiska.bots.pool.)
         self.run_worker(partial(self._think, len(s.game.moves)), thread=True, group="bot",
                         exit_on_error=False)
+        if self._thinking is None:
+            self._thinking = (time.monotonic(), self.set_interval(0.5, self._think_tick))
+
+    def _think_tick(self) -> None:
+        """A long think shows its seconds, so the screen visibly lives (e.g. the first
+        master move compiles for a while)."""
+        s = self.session
+        if self._thinking is None or not s.bot_to_move:
+            return
+        took = time.monotonic() - self._thinking[0]
+        if took >= 2 and self._status_kind not in ("error", "hint"):
+            self.set_status(t("bots.thinking_long", self.lang, name=s.names[s.game.to_move],
+                              seconds=int(took)), "")
+
+    def _think_done(self) -> None:
+        if self._thinking is not None:
+            self._thinking[1].stop()
+            self._thinking = None
 
     def _think(self, n_moves: int) -> None:
         try:
@@ -768,6 +789,7 @@ class GameScreen(Screen[None]):
 
     def _bot_apply(self, move: Move, n_moves: int) -> None:
         self._bot_timer = None
+        self._think_done()
         s = self.session
         if len(s.game.moves) != n_moves or not s.bot_to_move:
             return  # the position changed meanwhile
@@ -946,6 +968,14 @@ class PlayApp(App[Any]):
 
     async def action_quit(self) -> None:
         self.exit(None)
+
+    def exit(self, *args: Any, **kwargs: Any) -> None:
+        # A master bot may be thinking (or compiling) in the worker pool: stop it now, or
+        # quitting would wait for its answer.
+        from ..bots.pool import release_shared_pool
+
+        release_shared_pool()
+        super().exit(*args, **kwargs)
 
 
 def default_settings(**over: Any) -> dict[str, Any]:

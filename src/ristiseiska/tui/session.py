@@ -169,7 +169,14 @@ def level_id(text: str) -> str | None:
 
 def make_bot(level: str, seed: int) -> Any:
     from ..bots import get_bot
+    from ..bots.pool import POOLED, PooledBot, shared_pool
 
+    if level in POOLED:
+        # A searching bot thinks (and compiles, the first time) in a worker process, so the
+        # screen keeps redrawing; the pool starts compiling now, before its first move.
+        pool = shared_pool()
+        pool.ensure_warm()
+        return PooledBot(pool, level, seed)
     return get_bot(level, seed=seed)
 
 
@@ -575,7 +582,7 @@ def _opening_name(rules: Rules, lang: str) -> str:
 
 
 def game_record(g: Game, rules: Rules, extra: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The deal as a record (RULES.md §6), with ``extra`` keys (the deal's number)."""
+    """The deal as a record (docs/records.md), with ``extra`` keys (the deal's number)."""
     try:
         from ..record import record_from_game
 

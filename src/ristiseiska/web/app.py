@@ -23,10 +23,13 @@ A bad message gets an error reply to its sender only; nothing changes and the so
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import dataclasses
 import json
-from collections.abc import AsyncIterator
+import logging
+import time
+from collections.abc import AsyncIterator, Callable
 from importlib import resources
 from typing import Any
 
@@ -35,6 +38,7 @@ from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Res
 from fastapi.staticfiles import StaticFiles
 
 from .. import i18n
+from ..bots.pool import BotPool
 from ..cards import CARDS
 from ..game import Game, SetupError
 from ..i18n import PLAYER_NAMES as BOT_FIRST_NAMES
@@ -44,6 +48,8 @@ from ..view import public_event
 from . import bots as botlib
 from .analysis_api import router as analysis_router
 from .tables import ActionError, Conn, LiveTable, Tables, board_layout, random_seed
+
+log = logging.getLogger("ristiseiska.web")
 
 MAX_MESSAGE = 4096
 MAX_BODY = 16384
@@ -156,15 +162,40 @@ def build_config(data: Any) -> dict[str, Any]:
             "rules": rules.to_dict(), "seats": clean, "seed": seed}
 
 
+def _warm_bots(pool: BotPool, say: Callable[[str], None]) -> None:
+    say("ristiseiska: preparing the master bot in a background process (the first run "
+        "compiles it, which can take a minute; the lobby works meanwhile)")
+    start = time.perf_counter()
+
+    def done(fut: concurrent.futures.Future[float]) -> None:
+        if fut.cancelled():
+            return
+        err = fut.exception()
+        if err is not None:
+            log.error("preparing the master bot failed: %s", err)
+            say(f"ristiseiska: preparing the master bot failed: {err}")
+        else:
+            say(f"ristiseiska: the master bot is ready ({time.perf_counter() - start:.1f} s)")
+
+    pool.warm_up().add_done_callback(done)
+
+
 def create_app(database_url: str | None = None, bot_delay: float = 0.8,
-               resume: bool = True) -> FastAPI:
+               resume: bool = True, warm_bots: bool = False,
+               say: Callable[[str], None] | None = None) -> FastAPI:
+    """The web app. ``warm_bots`` compiles the master bot's kernel in a worker process at
+    start-up (``say`` reports progress), so the first master move does not wait for it."""
     store = Store(database_url)
     state: dict[str, Tables] = {}
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         await store.init()
-        tables = Tables(store, bot_delay)
+        pool = BotPool()  # the searching bots think in these processes, never on the loop
+        _app.state.bot_pool = pool
+        if warm_bots:
+            _warm_bots(pool, say or (lambda msg: None))
+        tables = Tables(store, bot_delay, pool)
         state["tables"] = tables
         _app.state.tables = tables
         if resume:
@@ -174,6 +205,7 @@ def create_app(database_url: str | None = None, bot_delay: float = 0.8,
         finally:
             await tables.close()
             await store.close()
+            await asyncio.to_thread(pool.close)
 
     app = FastAPI(title="ristiseiska", lifespan=lifespan, docs_url=None, redoc_url=None)
     app.state.store = store

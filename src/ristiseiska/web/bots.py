@@ -1,80 +1,51 @@
-"""The web server's link to the bots package (``ristiseiska.bots``), with a small fallback.
+"""The web server's use of the bots (:mod:`ristiseiska.bots`).
 
-``make_bot(level, seed)`` returns an object with ``choose(view) -> Move``; ``hint(view, lang)``
-returns ``(move, reason)``. When the bots package is missing (or lacks a level) a seeded
-random-legal-move bot stands in, so the server always runs.
+Levels in :data:`POOLED` (the searching ``master``) think in the app's :class:`BotPool` of
+worker processes, so neither their search nor the numba compilation behind it ever holds up the
+event loop; the quick levels answer in microseconds and run in place. Hints come from the
+expert bot.
 """
 
 from __future__ import annotations
 
-import importlib
-import random
 from typing import Any
 
+from ..bots import BOT_NAMES, Bot, get_bot
+from ..bots import hint as bot_hint
+from ..bots.pool import POOLED, BotPool
 from ..moves import Move
 
-
-class RandomBot:
-    name = "random"
-
-    def __init__(self, seed: int) -> None:
-        self.rng = random.Random(seed)
-
-    def choose(self, view: Any) -> Move:
-        moves: list[Move] = list(view.legal_moves)
-        return self.rng.choice(moves)
-
-
-def _bots() -> Any:
-    try:
-        return importlib.import_module("ristiseiska.bots")
-    except ImportError:
-        return None
+# Per-level options at the table: the search bot is capped at a second per move so that
+# people do not wait on it.
+OPTIONS: dict[str, dict[str, Any]] = {"master": {"time_limit": 1.0}}
+DEFAULT_LEVEL = "expert"
 
 
 def levels() -> list[str]:
-    mod = _bots()
-    for attr in ("BOT_NAMES", "LEVELS", "BOTS"):
-        names = getattr(mod, attr, None) if mod else None
-        if names:
-            return [str(n) for n in names]
-    if mod is not None and hasattr(mod, "bot_names"):
-        return list(mod.bot_names())
-    return ["random"]
-
-
-# The search bot thinks on a worker thread with a bounded time so one table never holds up
-# the others.
-SLOW = {"master": {"time_limit": 1.0}}
+    return list(BOT_NAMES)
 
 
 def default_level() -> str:
-    names = levels()
-    return "expert" if "expert" in names else names[0]
+    return DEFAULT_LEVEL
 
 
-def make_bot(level: str, seed: int) -> Any:
-    mod = _bots()
-    if mod is not None and hasattr(mod, "get_bot"):
-        try:
-            return mod.get_bot(level, seed, **SLOW.get(level, {}))
-        except Exception:  # unknown level in an old table: still play
-            pass
-    return RandomBot(seed)
+def pooled(level: str) -> bool:
+    return level in POOLED
 
 
-_REASON = {
-    "fi": "Tämä siirto on sallittu. (Tarkemmat vinkit tulevat bottien mukana.)",
-    "en": "This move is legal. (Detailed hints come with the bots.)",
-}
+def make_bot(level: str, seed: int) -> Bot:
+    """A bot of a quick level for this process (``ValueError`` for an unknown level)."""
+    return get_bot(level, seed, **OPTIONS.get(level, {}))
+
+
+async def choose_pooled(pool: BotPool, level: str, seed: int, view: Any) -> Move:
+    return await pool.achoose(level, seed, view, **OPTIONS.get(level, {}))
 
 
 def hint(view: Any, lang: str) -> tuple[Move, str]:
-    mod = _bots()
-    if mod is not None and hasattr(mod, "hint"):
-        try:
-            move, reason = mod.hint(view, lang)
-            return move, str(reason)
-        except Exception:
-            pass
-    return view.legal_moves[0], _REASON.get(lang, _REASON["en"])
+    move, reason = bot_hint(view, lang if lang in ("fi", "en") else "en")
+    return move, str(reason)
+
+
+__all__ = ["BotPool", "OPTIONS", "choose_pooled", "default_level", "hint", "levels", "make_bot",
+           "pooled"]

@@ -1,7 +1,7 @@
 """Live tables: the match, the current deal, the seats, the connections and the bots.
 
 The server is the only authority. Each connection gets only what its seat may see
-(``Game.view(seat).to_dict()``, RULES.md §5); spectators get the public part with no hand.
+(``Game.view(seat).to_dict()``, docs/architecture.md); spectators get the public part with no hand.
 Every accepted move is written to the store before anyone hears of it; a table is rebuilt after
 a restart by replaying its stored moves from the match seed.
 """
@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import hashlib
 import hmac
+import logging
 import random
 import secrets
 import time
@@ -20,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import i18n
+from ..bots.pool import BotPool, shared_pool
 from ..game import Game, IllegalMoveError
 from ..match import Match
 from ..moves import Move, MoveError
@@ -79,8 +81,12 @@ class Seat:
     standin: bool = False
     away_since: float | None = None  # monotonic time the friend's last connection closed
 
+log = logging.getLogger("ristiseiska.web")
+
 
 class LiveTable:
+    pool: BotPool | None = None  # where the searching bots think (set by Tables)
+
     def __init__(self, table_id: str, config: dict[str, Any], store: Store,
                  bot_delay: float) -> None:
         self.id = table_id
@@ -136,8 +142,11 @@ class LiveTable:
     def _bot(self, seat: int) -> Any:
         if seat not in self.bots:
             level = self.seats[seat].bot or botlib.default_level()  # a stand-in plays the default
-            self.bots[seat] = botlib.make_bot(level, int(self.config["seed"]) * 31 + seat)
+            self.bots[seat] = botlib.make_bot(level, self._bot_seed(seat))
         return self.bots[seat]
+
+    def _bot_seed(self, seat: int) -> int:
+        return int(self.config["seed"]) * 31 + seat
 
     @property
     def has_friends(self) -> bool:
@@ -463,35 +472,56 @@ class LiveTable:
             # a little jitter: bots feel less mechanical and many tables do not move in step
             await asyncio.sleep(self.bot_delay * self._pace.uniform(0.7, 1.3))
             try:
-                async with self.lock:
-                    await self._bot_step()
+                await self._bot_step()
             except ActionError:  # the store refused (e.g. the database is away): retry later
                 await asyncio.sleep(1.0)
 
     async def _bot_step(self) -> None:
-        due = self._due()
-        g = self.game
-        if due == "deal":
-            await self._next_deal_locked()
-            return
-        if due != "bot" or g is None:
-            return
-        seat = g.to_move
-        legal = g.legal_moves()
-        if len(legal) == 1:  # a forced move (token, pass, …): nothing to decide
-            await self._apply(seat, legal[0])
-            return
-        bot, view = self._bot(seat), g.view(seat)
+        async with self.lock:
+            due = self._due()
+            g = self.game
+            if due == "deal":
+                await self._next_deal_locked()
+                return
+            if due != "bot" or g is None:
+                return
+            seat, done = g.to_move, len(g.moves)
+            legal = g.legal_moves()
+            level, view = self.seats[seat].bot or botlib.default_level(), g.view(seat)
+            if len(legal) == 1 or not botlib.pooled(level):  # forced, or a quick bot
+                move = legal[0] if len(legal) == 1 else self._checked(seat, level, legal, None, view)
+                await self._apply(seat, move)
+                return
+        # A searching bot thinks in another process, without the table's lock: the table (and
+        # the event loop) keep answering meanwhile.
         try:
-            if self.seats[seat].bot in botlib.SLOW:
-                move = await asyncio.to_thread(bot.choose, view)
-            else:
-                move = bot.choose(view)
+            pending: Move | None = await botlib.choose_pooled(
+                self.pool or shared_pool(), level, self._bot_seed(seat), view)
+        except Exception:  # noqa: BLE001 - checked and logged below
+            log.exception("bot %r at table %s seat %d failed; it plays %s instead",
+                          level, self.id, seat, legal[0])
+            pending = legal[0]
+        async with self.lock:
+            if self.closed or self.game is not g or len(g.moves) != done or g.is_over():
+                return  # the position changed while the bot thought
+            await self._apply(seat, self._checked(seat, level, legal, pending, view))
+
+    def _checked(self, seat: int, level: str, legal: list[Move], move: Move | None,
+                 view: Any) -> Move:
+        """The bot's move if it is legal (asking a quick bot here when ``move`` is None);
+        otherwise, logged, the first legal move: a faulty bot must not stall the table."""
+        try:
+            if move is None and not botlib.pooled(level):
+                move = self._bot(seat).choose(view)
+            if move is None:
+                raise IllegalMoveError("the bot gave no move")
             if move not in legal:
-                raise IllegalMoveError(f"bot chose {move}")
-        except Exception:  # noqa: BLE001 - a faulty bot must not stall the table
-            move = legal[0]
-        await self._apply(seat, move)
+                raise IllegalMoveError(f"the bot chose {move}, which is not a legal move")
+            return move
+        except Exception:  # noqa: BLE001 - any failure of a bot
+            log.exception("bot %r at table %s seat %d failed; it plays %s instead",
+                          level, self.id, seat, legal[0])
+            return legal[0]
 
     async def close(self) -> None:
         self.closed = True
@@ -504,9 +534,10 @@ class LiveTable:
 class Tables:
     """All live tables, loaded from the store on first use."""
 
-    def __init__(self, store: Store, bot_delay: float) -> None:
+    def __init__(self, store: Store, bot_delay: float, pool: BotPool | None = None) -> None:
         self.store = store
         self.bot_delay = bot_delay
+        self.pool = pool
         self.live: dict[str, LiveTable] = {}
         self._loading = asyncio.Lock()
 
@@ -524,6 +555,7 @@ class Tables:
                     raise ActionError("no-table", "no such table")
                 try:
                     t = LiveTable.from_stored(st, self.store, self.bot_delay)
+                    t.pool = self.pool
                 except Exception as e:  # e.g. stored moves an older engine accepted
                     raise ActionError("broken-table",
                                       f"this table cannot be restored: {e}") from e
@@ -534,6 +566,7 @@ class Tables:
         table_id = secrets.token_urlsafe(16)
         await self.store.create_table(table_id, config, [s["name"] for s in config["seats"]])
         t = LiveTable(table_id, config, self.store, self.bot_delay)
+        t.pool = self.pool
         self.live[table_id] = t
         await t.start_first_deal()
         t.kick()
