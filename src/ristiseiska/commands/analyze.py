@@ -36,7 +36,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _load(path: str, k: int) -> dict[str, Any]:
-    from ristiseiska.cli import CliError
+    from .common import CliError
     from ristiseiska.record import read_records
 
     count = 0
@@ -56,7 +56,7 @@ def _load(path: str, k: int) -> dict[str, Any]:
 def run(args: argparse.Namespace) -> int:
     from ristiseiska.analysis import AnalysisError, Budget, analyze_record
     from ristiseiska.analysis.text import describe
-    from ristiseiska.cli import CliError
+    from .common import CliError
 
     if args.deal < 1:
         raise CliError(f"--deal counts from 1, not {args.deal}")
@@ -112,7 +112,7 @@ def _plot(results: list[Any], rec: dict[str, Any], path: str, lang: str) -> None
     import matplotlib
 
     from ristiseiska.analysis import expected_curve
-    from ristiseiska.cli import CliError
+    from .common import CliError
     from ristiseiska.i18n import t
 
     matplotlib.use("Agg")  # files only: never open a window
