@@ -36,8 +36,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _load(path: str, k: int) -> dict[str, Any]:
-    from .common import CliError
     from ristiseiska.record import read_records
+
+    from .common import CliError
 
     count = 0
     try:
@@ -56,6 +57,7 @@ def _load(path: str, k: int) -> dict[str, Any]:
 def run(args: argparse.Namespace) -> int:
     from ristiseiska.analysis import AnalysisError, Budget, analyze_record
     from ristiseiska.analysis.text import describe
+
     from .common import CliError
 
     if args.deal < 1:
@@ -112,8 +114,9 @@ def _plot(results: list[Any], rec: dict[str, Any], path: str, lang: str) -> None
     import matplotlib
 
     from ristiseiska.analysis import expected_curve
-    from .common import CliError
     from ristiseiska.i18n import t
+
+    from .common import CliError
 
     matplotlib.use("Agg")  # files only: never open a window
     import matplotlib.pyplot as plt
