@@ -1,7 +1,7 @@
 """One action table and one observation layout, shared by every environment.
 
-Everything here reads only a seat's :class:`~ristiseiska.view.SeatView` (RULES.md §5), and
-needs nothing but numpy: the policy bot uses it on a core install.
+Everything here reads only a seat's :class:`~ristiseiska.view.SeatView` (what a seat may
+see: docs/architecture.md, "What a seat sees"), and needs nothing but numpy: the policy bot uses it on a core install.
 
 Actions (``Discrete(A)``), in blocks; ``T`` is the number of card *types* (52; 104 with two
 different decks), ``R`` the row slots (2 with two identical decks, else 1), ``E`` the end

@@ -6,7 +6,8 @@ The pieces, from the inside out:
   flow (bot turns, the log, saving and resuming, records) is tested without a screen;
 * :mod:`.widgets` — the table, the hand, the players, the score sheet, as Textual widgets;
 * :mod:`.app` — the screens (set-up, game, rules, score sheet, pickers) and :class:`PlayApp`;
-* :mod:`.replay` — :func:`run_replay` steps through a recorded deal in the same view.
+* :mod:`.replay` and :mod:`.analysis` — :func:`run_replay` steps through a recorded deal in the
+  same view, with the move analysis.
 """
 
 from __future__ import annotations
@@ -21,6 +22,6 @@ def run_play(*args: object, **kwargs: object) -> int:
 
 
 def run_replay(record: dict, lang: str = "fi") -> int:  # type: ignore[type-arg]
-    from .replay import run_replay as _run
+    from .analysis import run_replay as _run
 
     return _run(record, lang)

@@ -196,3 +196,10 @@ class WhereLost(ModalScreen[None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+
+def run_replay(record: dict[str, Any], lang: str = "fi") -> int:
+    """Show ``record`` (one deal) in the terminal, with the move analysis (a, s, w), until the
+    person quits."""
+    AnalysisReplayApp(record, lang).run()
+    return 0

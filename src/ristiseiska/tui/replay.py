@@ -114,11 +114,3 @@ class ReplayApp(App[None]):
 
     async def action_quit(self) -> None:
         self.exit()
-
-
-def run_replay(record: dict[str, Any], lang: str = "fi") -> int:
-    """Show ``record`` (one deal) in the terminal until the person quits."""
-    from .analysis import AnalysisReplayApp  # the same viewer with the move analysis (a, s, w)
-
-    AnalysisReplayApp(record, lang).run()
-    return 0

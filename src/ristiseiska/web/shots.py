@@ -243,7 +243,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         import playwright  # noqa: F401
     except ImportError:
-        print("shots needs Playwright: pip install 'ristiseiska[dev]' (and apt-get install chromium)",
+        print("shots needs Playwright: pip install 'ristiseiska[shots]' (and apt-get install chromium)",
               file=sys.stderr)
         return 2
     langs = ["fi", "en"] if args.lang == "both" else [args.lang]
