@@ -103,7 +103,7 @@ class Store:
             def _pragmas(dbapi_conn: Any, _rec: Any) -> None:
                 cur = dbapi_conn.cursor()
                 cur.execute("PRAGMA journal_mode=WAL")
-                cur.execute("PRAGMA synchronous=NORMAL")
+                cur.execute("PRAGMA synchronous=FULL")  # an ack means the move is on disk
                 cur.execute("PRAGMA foreign_keys=ON")
                 cur.close()
         self.session = async_sessionmaker(self.engine, expire_on_commit=False)
@@ -128,14 +128,20 @@ class Store:
             for i, name in enumerate(names):
                 s.add(SeatRow(table_id=table_id, seat=i, name=name, token_hash=None))
 
-    async def claim_seat(self, table_id: str, seat: int, name: str, token_hash: str) -> bool:
-        """Take a free seat; False when somebody already holds it."""
+    async def claim_seat(self, table_id: str, seat: int, name: str, token_hash: str,
+                         renames: dict[int, str] | None = None) -> bool:
+        """Take a free seat; False when somebody already holds it. ``renames`` gives other
+        (bot) seats new names in the same transaction."""
         async with self.session() as s, s.begin():
             row = await s.get(SeatRow, (table_id, seat), with_for_update=True)
             if row is None or row.token_hash is not None:
                 return False
             row.name = name
             row.token_hash = token_hash
+            for other, new in (renames or {}).items():
+                bot = await s.get(SeatRow, (table_id, other))
+                if bot is not None:
+                    bot.name = new
             return True
 
     async def start_deal(self, table_id: str, deal: int) -> None:
