@@ -71,6 +71,36 @@ class StoredTable:
     moves: dict[int, list[str]] = field(default_factory=dict)  # deal -> move texts in order
 
 
+class StoreError(Exception):
+    """The database cannot be used; the message says why in one sentence."""
+
+
+def sqlite_path(url: str) -> Path | None:
+    """The file of a SQLite URL (``None`` for other databases and in-memory SQLite)."""
+    if not url.startswith("sqlite"):
+        return None
+    rest = url.split(":///", 1)[1] if ":///" in url else ""
+    rest = rest.split("?", 1)[0]
+    if rest.startswith("file:"):
+        rest = rest[5:]
+    return Path(rest) if rest and rest != ":memory:" else None
+
+
+def describe_error(e: BaseException, url: str) -> str:
+    """A driver's exception as one sentence (no traceback, no password)."""
+    text = " ".join(str(getattr(e, "orig", None) or e).split())
+    low = text.lower()
+    where = sqlite_path(url) or "the database"
+    if "file is not a database" in low or "malformed" in low or "corrupt" in low:
+        return (f"{where} is damaged or not a SQLite database ({text[:100]}); restore it from "
+                "a backup or start with another --database-url")
+    if "readonly" in low or "read-only" in low:
+        return f"{where} is read-only: the server must be able to write its games"
+    if "unable to open" in low:
+        return f"cannot open {where}: check that its directory exists and is writable"
+    return f"cannot use {where}: {type(e).__name__}: {text[:200]}"
+
+
 def default_database_url() -> str:
     import platformdirs
 
@@ -113,6 +143,37 @@ class Store:
     async def init(self) -> None:
         async with self.engine.begin() as conn:
             await conn.run_sync(Base.metadata.create_all)
+
+    async def check(self) -> None:
+        """Make sure the database can be used before the server says it is up: it opens, its
+        pages are sound (SQLite), the tables are there and it can be written. Raises
+        :class:`StoreError` with one sentence."""
+        path = sqlite_path(self.url)
+        if path is not None and path.exists():
+            if path.is_dir():
+                raise StoreError(f"{path} is a directory, not a database file")
+            if path.stat().st_size == 0:
+                # an empty file is what a failed copy or a full disk leaves: never reuse it
+                raise StoreError(f"{path} is an empty file, not a ristiseiska database; "
+                                 "remove it to start afresh, or restore it from a backup")
+        try:
+            await self.init()
+            async with self.engine.begin() as conn:
+                if path is not None:
+                    rows = (await conn.exec_driver_sql("PRAGMA quick_check")).all()
+                    problems = [" ".join(str(r[0]).replace("***", " ").split())
+                                for r in rows if r[0] != "ok"]
+                    if problems:
+                        raise StoreError(f"{path} is damaged ({problems[0][:120]}); restore it "
+                                         "from a backup or start with another --database-url")
+                for table in Base.metadata.sorted_tables:
+                    await conn.execute(select(table).limit(1))
+                # a no-op write: fails now on a read-only database rather than on first move
+                await conn.exec_driver_sql("UPDATE rs_tables SET finished = finished WHERE 1 = 0")
+        except StoreError:
+            raise
+        except Exception as e:  # noqa: BLE001 - every driver error becomes one sentence
+            raise StoreError(describe_error(e, self.url)) from None
 
     async def close(self) -> None:
         if self._writer is not None:

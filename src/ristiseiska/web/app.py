@@ -81,10 +81,14 @@ async def _json_body(request: Request, limits: Limits) -> Any:
         raise HTTPException(e.status, e.message) from None
 
 
+_STATUS = {"no-table": 404, "store": 503, "server-full": 429}
+
+
 def _err(e: ActionError, status: int = 400) -> JSONResponse:
-    if e.code == "no-table":
-        status = 404
-    return JSONResponse({"error": e.code, "message": e.message}, status_code=status)
+    status = _STATUS.get(e.code, status)
+    headers = {"Retry-After": "60"} if status in (429, 503) else None
+    return JSONResponse({"error": e.code, "message": e.message}, status_code=status,
+                        headers=headers)
 
 
 def lobby_meta(lang: str) -> dict[str, Any]:
