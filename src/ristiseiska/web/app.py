@@ -367,10 +367,12 @@ def create_app(database_url: str | None = None, bot_delay: float = 0.8,
         except WebSocketDisconnect:
             pass
         finally:
-            await t.detach(conn)
             conn.queue.put_nowait(None)
-            with contextlib.suppress(Exception):
-                await writer
+            try:
+                await t.detach(conn)
+            finally:
+                with contextlib.suppress(Exception):
+                    await writer
             if t.idle:  # a finished match is reloaded from the store if anyone asks again
                 tables().live.pop(t.id, None)
 

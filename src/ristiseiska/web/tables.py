@@ -359,8 +359,10 @@ class LiveTable:
         self.kick()
 
     async def detach(self, conn: Conn) -> None:
+        # first, without waiting for the lock: a cancelled handler must still leave
+        self.conns.discard(conn)
+        self.last_active = time.monotonic()
         async with self.lock:
-            self.conns.discard(conn)
             self._broadcast()
 
     @property
