@@ -165,3 +165,35 @@ def test_the_joker_game_spectator_gets_no_dead_cards() -> None:
         pytest.fail("no deal gave seat 0 a dead card to check")
 
     asyncio.run(run())
+
+
+@pytest.mark.parametrize("name", sorted(PRESETS))
+def test_the_fast_views_are_exactly_the_engine_views(name: str) -> None:
+    """The server builds the public part once per move and adds each seat's own fields; the
+    result must be what ``Game.view(seat).to_dict()`` gives, at every position."""
+    from ristiseiska.view import make_view
+
+    async def run() -> None:
+        rules = preset(name)
+        n = min(rules.max_players, 3)
+        config = {"preset": name, "rules": rules.to_dict(), "seed": 11,
+                  "seats": [{"kind": "friend", "bot": None, "name": f"P{i}"} for i in range(n)]}
+        t = LiveTable("fastview-001", config, MemoryStore(), 0.0)  # type: ignore[arg-type]
+        t.closed = True
+        await t.start_first_deal()
+        g = t.game
+        assert g is not None
+        rng = random.Random(5)
+        while True:
+            fast = t._views({None, *range(n)})
+            for s in range(n):
+                want = make_view(g, s, history=False).to_dict()
+                want["history"] = fast[s]["history"]  # type: ignore[index]
+                assert fast[s] == want, (name, s, len(g.moves))
+            assert fast[None] == t._view(None)
+            if g.is_over():
+                break
+            async with t.lock:
+                await t._apply(g.to_move, rng.choice(list(g.legal_moves())))
+
+    asyncio.run(run())

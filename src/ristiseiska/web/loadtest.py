@@ -126,7 +126,7 @@ def start_server(bot_delay: float) -> tuple[subprocess.Popen[str], str, str]:
     db = f"sqlite+aiosqlite:///{os.path.join(tmp, 'load.db')}"
     proc = subprocess.Popen(
         [sys.executable, "-m", "ristiseiska.cli", "serve", "--port", "0", "--database-url", db,
-         "--bot-delay", str(bot_delay)],
+         "--bot-delay", str(bot_delay), "--no-limits"],  # every table comes from one address
         stdout=subprocess.PIPE, text=True)
     assert proc.stdout is not None
     line = proc.stdout.readline()
@@ -147,6 +147,26 @@ def _cpu_seconds(pid: int) -> float | None:
         return None
 
 
+def _rss_mib(pid: int) -> float | None:
+    """Resident memory of a process in MiB (Linux /proc)."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except (OSError, ValueError):
+        return None
+    return None
+
+
+async def _watch_memory(pid: int, peak: list[float]) -> None:
+    while True:
+        rss = _rss_mib(pid)
+        if rss is not None:
+            peak[0] = max(peak[0], rss)
+        await asyncio.sleep(0.5)
+
+
 def pct(xs: list[float], p: float) -> float:
     if not xs:
         return float("nan")
@@ -161,6 +181,10 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     base = args.url
     if not base:
         proc, base, tmp = start_server(args.bot_delay)
+    rss_before = _rss_mib(proc.pid) if proc is not None else None
+    peak = [rss_before or 0.0]
+    watcher = (asyncio.get_running_loop().create_task(_watch_memory(proc.pid, peak))
+               if proc is not None else None)
     try:
         t0 = time.monotonic()
         tables = await create_tables(base, args.tables, args.players, args.seed)
@@ -179,7 +203,11 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 stats.errors.append(f"{type(r).__name__}: {r}")
         lat = [x * 1000 for x in stats.latencies]
         cpu = _cpu_seconds(proc.pid) if proc is not None else None
+        mem = ({"rss_start_mib": round(rss_before, 1), "rss_peak_mib": round(peak[0], 1),
+                "kib_per_table": round((peak[0] - rss_before) * 1024 / args.tables, 1)}
+               if rss_before is not None else {})
         return {
+            **mem,
             "server_cpu_s": round(cpu, 2) if cpu is not None else None,
             "server_cpu_ms_per_move": round(1000 * cpu / stats.moves_total, 3)
             if cpu is not None and stats.moves_total else None,
@@ -196,6 +224,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             "errors": len(stats.errors), "error_samples": stats.errors[:10],
         }
     finally:
+        if watcher is not None:
+            watcher.cancel()
         if proc is not None:
             proc.terminate()
             with contextlib.suppress(Exception):
@@ -236,6 +266,9 @@ def main(argv: list[str] | None = None) -> int:
         if report["server_cpu_s"] is not None:
             print(f"server CPU: {report['server_cpu_s']} s "
                   f"({report['server_cpu_ms_per_move']} ms per move)")
+        if "kib_per_table" in report:
+            print(f"server memory: {report['rss_start_mib']} MiB at start, peak "
+                  f"{report['rss_peak_mib']} MiB ({report['kib_per_table']} KiB per table)")
         print(f"errors: {report['errors']}")
         for e in report["error_samples"]:
             print(f"  {e}")

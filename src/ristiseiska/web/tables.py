@@ -270,6 +270,31 @@ class LiveTable:
         d["history"] = HISTORY
         return d
 
+    def _views(self, seats: set[int | None]) -> dict[int | None, dict[str, Any] | None]:
+        """Views (history placeholders) for several seats at once: the public part is built
+        once and each seat gets only its own fields (hand, legal moves, dead cards), which
+        are exactly the fields of ``SeatView.to_dict`` that depend on the seat."""
+        g = self.game
+        if g is None:
+            return dict.fromkeys(seats)
+        base = self._view(None)
+        assert base is not None
+        mark = g.rules.distinct_decks
+        out: dict[int | None, dict[str, Any] | None] = {}
+        for seat in seats:
+            if seat is None:
+                out[seat] = base
+                continue
+            d = dict(base)
+            d["seat"] = seat
+            d["hand"] = [c.notation(mark) for c in g.hand(seat)]
+            d["legal_moves"] = ([m.text(mark) for m in g.legal_moves()]
+                                if g.to_move == seat else [])
+            if "dead" in d:
+                d["dead"] = [c.notation(mark) for c in g.dead_cards(seat)]
+            out[seat] = d
+        return out
+
     def _history(self, seat: int | None) -> list[str]:
         """The current deal's events as ``seat`` may see them, each as JSON text, extended
         by the events since the last call (so a move costs the same late in a deal)."""
@@ -334,11 +359,9 @@ class LiveTable:
         when it changed since that connection last got it; the page keeps the last one."""
         info = self.public_info()
         sheet = self.sheet()
-        cache: dict[int | None, dict[str, Any] | None] = {}
         self.last_active = time.monotonic()
+        cache = self._views({c.seat for c in self.conns})
         for c in list(self.conns):
-            if c.seat not in cache:
-                cache[c.seat] = self._view(c.seat)
             msg: dict[str, Any] = {"type": "state", "you": c.seat, "sheet": sheet,
                                    "deal": len(self.games), "view": cache[c.seat]}
             if cache[c.seat] is not None:
