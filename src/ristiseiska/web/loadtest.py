@@ -203,6 +203,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 stats.errors.append(f"{type(r).__name__}: {r}")
         lat = [x * 1000 for x in stats.latencies]
         cpu = _cpu_seconds(proc.pid) if proc is not None else None
+        client_cpu = _cpu_seconds(os.getpid())
         mem = ({"rss_start_mib": round(rss_before, 1), "rss_peak_mib": round(peak[0], 1),
                 "kib_per_table": round((peak[0] - rss_before) * 1024 / args.tables, 1)}
                if rss_before is not None else {})
@@ -211,6 +212,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             "server_cpu_s": round(cpu, 2) if cpu is not None else None,
             "server_cpu_ms_per_move": round(1000 * cpu / stats.moves_total, 3)
             if cpu is not None and stats.moves_total else None,
+            "client_cpu_s": round(client_cpu, 2) if client_cpu is not None else None,
             "tables": args.tables, "players": args.players, "deals_per_table": args.deals,
             "bot_delay_s": args.bot_delay, "think_s": args.think,
             "create_s": round(created, 2), "play_s": round(elapsed, 2),
