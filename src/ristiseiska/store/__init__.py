@@ -9,8 +9,10 @@ run the same code through SQLAlchemy's async engine.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import json
+import sqlite3
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -137,6 +139,12 @@ class Store:
                 cur.execute("PRAGMA foreign_keys=ON")
                 cur.close()
         self.session = async_sessionmaker(self.engine, expire_on_commit=False)
+        # SQLite: moves are written by one thread with its own connection, a whole batch in a
+        # single call (one thread hand-off per batch instead of several per statement, which
+        # is what a move's round trip waits for on a busy machine)
+        self._direct = sqlite_path(self.url) if "?" not in self.url else None
+        self._direct_conn: sqlite3.Connection | None = None
+        self._executor: concurrent.futures.ThreadPoolExecutor | None = None
         self._moves: asyncio.Queue[tuple[dict[str, Any], asyncio.Future[None]]] | None = None
         self._writer: asyncio.Task[None] | None = None
 
@@ -180,7 +188,47 @@ class Store:
             self._writer.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._writer
+        if self._executor is not None:
+            self._executor.submit(self._close_direct)
+            self._executor.shutdown(wait=True)
+            self._executor = None
         await self.engine.dispose()
+
+    def _close_direct(self) -> None:
+        if self._direct_conn is not None:
+            self._direct_conn.close()
+            self._direct_conn = None
+
+    def _insert_direct(self, rows: list[dict[str, Any]]) -> None:
+        """Insert moves in one transaction on the writer thread's own SQLite connection."""
+        if self._direct_conn is None:
+            assert self._direct is not None
+            conn = sqlite3.connect(self._direct, timeout=30, isolation_level=None,
+                                   check_same_thread=False)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=FULL")
+            conn.execute("PRAGMA foreign_keys=ON")
+            self._direct_conn = conn
+        conn = self._direct_conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn.executemany("INSERT INTO rs_moves (table_id, deal, ply, seat, move) "
+                             "VALUES (:table_id, :deal, :ply, :seat, :move)", rows)
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+
+    async def _insert(self, rows: list[dict[str, Any]]) -> None:
+        if self._direct is None:
+            async with self.engine.begin() as conn:
+                await conn.execute(sa_insert(MoveRow), rows)
+            return
+        if self._executor is None:
+            self._executor = concurrent.futures.ThreadPoolExecutor(
+                1, thread_name_prefix="ristiseiska-moves")
+        await asyncio.get_running_loop().run_in_executor(self._executor, self._insert_direct,
+                                                         rows)
 
     async def create_table(self, table_id: str, config: dict[str, Any], names: list[str]) -> None:
         async with self.session() as s, s.begin():
@@ -225,19 +273,16 @@ class Store:
 
     async def _write_moves(self, queue: asyncio.Queue[tuple[dict[str, Any],
                                                             asyncio.Future[None]]]) -> None:
-        insert = sa_insert(MoveRow)
         while True:
             batch = [await queue.get()]
             while not queue.empty() and len(batch) < 512:
                 batch.append(queue.get_nowait())
             try:
-                async with self.engine.begin() as conn:
-                    await conn.execute(insert, [row for row, _f in batch])
+                await self._insert([row for row, _f in batch])
             except Exception:
                 for row, fut in batch:
                     try:
-                        async with self.engine.begin() as conn:
-                            await conn.execute(insert, [row])
+                        await self._insert([row])
                     except Exception as e:  # noqa: BLE001 - handed to the waiting caller
                         if not fut.done():
                             fut.set_exception(e)
