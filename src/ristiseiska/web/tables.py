@@ -513,8 +513,10 @@ class LiveTable:
         g = self.game
         if g is None:
             return None
-        if not self.conns and not self.has_friends:
-            return None  # bots only and nobody watching: pause (resumes on the next visit)
+        if not self.conns:
+            # nobody connected: the bots wait (a bots-only table would otherwise play on
+            # unseen forever, and a process that only created a table must not play it)
+            return None
         if g.is_over():
             if not self.has_friends and not self.match.is_over():
                 return "deal"
