@@ -117,3 +117,13 @@ def test_every_table_gets_its_own_unpredictable_seed(client: TestClient) -> None
     seeds = {tables[i].config["seed"] for i in ids}
     assert len(seeds) == 5
     assert len({tables[i].config["seed_commitment"] for i in ids}) == 5
+
+
+def test_every_player_is_shown_the_commitment_with_the_rules(client: TestClient) -> None:
+    r = client.post("/api/tables", json={"seats": [{"kind": "friend"}, {"kind": "friend"}]})
+    tid, published = r.json()["id"], r.json()["table"]["seed_commitment"]
+    for lang, word in (("fi", "Reilut jako"), ("en", "Fair deals")):
+        rules = client.get(f"/api/tables/{tid}/rules?lang={lang}").json()
+        assert word in rules["text"] and published in rules["text"]
+        assert rules["html"] is None or published in rules["html"]
+        assert "seed" not in rules["fairness"]

@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import html
 import json
 import logging
 from collections.abc import AsyncIterator, Callable
@@ -293,8 +294,14 @@ def create_app(database_url: str | None = None, bot_delay: float = 0.8,
         except ActionError as e:
             return _err(e)
         lang = i18n.norm_lang(lang)
-        return JSONResponse({"text": explain(t.rules, lang), "html": explain_html(t.rules, lang),
-                             "rules": t.rules.to_dict(), "preset": t.config.get("preset")})
+        fair_lines = fairness_text(t, lang)
+        text = "\n\n".join([explain(t.rules, lang), *fair_lines])
+        rendered = explain_html(t.rules, lang)
+        if rendered is not None:
+            rendered += "".join(f"<p class=\"fair\">{html.escape(line)}</p>"
+                                for line in fair_lines)
+        return JSONResponse({"text": text, "html": rendered, "rules": t.rules.to_dict(),
+                             "preset": t.config.get("preset"), "fairness": t.fairness()})
 
     @app.get("/api/tables/{table_id}/record")
     async def record(table_id: str, deal: int | None = None) -> Response:
@@ -504,6 +511,20 @@ def replay_frames(g: Game, lang: str) -> dict[str, Any]:
         frames.append(frame(i18n.describe_event(public_event(ev, ev.get("seat")), r.names, lang)))
     return {"names": list(g.names), "frames": frames,
             "result": g.result.to_dict() if g.result else None}
+
+
+def fairness_text(t: LiveTable, lang: str) -> list[str]:
+    """Sentences telling every player how this table's deals were fixed (shown with the
+    rules): the published commitment, a chosen seed, the revealed seed."""
+    f = t.fairness()
+    if not f.get("seed_commitment"):
+        return []  # a table from before fair deals
+    lines = [i18n.t("web.fair.committed", lang, commitment=f["seed_commitment"])]
+    if f["seed_chosen"]:
+        lines.append(i18n.t("web.fair.chosen", lang, seed=f["seed"]))
+    if "seed_salt" in f:
+        lines.append(i18n.t("web.fair.revealed", lang, seed=f["seed"], salt=f["seed_salt"]))
+    return lines
 
 
 def explain_html(rules: Rules, lang: str) -> str | None:
