@@ -278,8 +278,8 @@ def setup_game(rec: Mapping[str, Any], verify_seed: bool = False) -> Game:
     seed = rec.get("seed")
     if seed is not None and not _is_int(seed):
         raise RecordError(f"seed must be a whole number or null, not {_json_type(seed)}")
-    if seed is not None and not 0 <= seed < fair.MAX_SEED:
-        raise RecordError("seed must be a whole number from 0 to 2^64 - 1")
+    if seed is not None and not -fair.MAX_SEED < seed < fair.MAX_SEED:
+        raise RecordError("seed must be a whole number between -2^64 and 2^64")
 
     hands_raw = rec["hands"]
     if not isinstance(hands_raw, list):
