@@ -236,6 +236,52 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             shutil.rmtree(tmp, ignore_errors=True)
 
 
+class _MemoryStore:
+    """A store that keeps nothing: the cost benchmark measures the server's own work."""
+
+    async def add_move(self, *_a: Any) -> None:
+        return None
+
+    async def start_deal(self, *_a: Any) -> None:
+        return None
+
+    async def set_finished(self, *_a: Any) -> None:
+        return None
+
+
+async def move_cost(deals: int = 15, preset_name: str = "kaksi-pakkaa", players: int = 8,
+                    seed: int = 1) -> dict[int, float]:
+    """Server time per move (the move, every connection's view and its JSON text) by how far
+    the deal has got, in ms: ``{first event of the bucket: median}``. Every seat and one
+    spectator are connected; random bots play."""
+    from ..rules import preset
+    from .tables import Conn, LiveTable
+
+    buckets: dict[int, list[float]] = {}
+    for d in range(deals):
+        config = {"preset": preset_name, "rules": preset(preset_name).to_dict(),
+                  "seed": seed + d, "seats": [{"kind": "bot", "bot": "random",
+                                               "name": f"P{i}"} for i in range(players)]}
+        t = LiveTable("cost-benchmark", config, _MemoryStore(), 0.0)  # type: ignore[arg-type]
+        t.closed = True  # this loop makes the bots' moves itself
+        conns = [Conn(seat=s) for s in range(players)] + [Conn()]
+        t.conns = set(conns)
+        await t.start_first_deal()
+        g = t.game
+        assert g is not None
+        while not g.is_over():
+            t0 = time.perf_counter()
+            async with t.lock:
+                await t._bot_step()
+            for c in conns:
+                while not c.queue.empty():
+                    msg = c.queue.get_nowait()
+                    if msg is not None:
+                        t.encode_state(msg, "fi")
+            buckets.setdefault(len(g.events) // 50 * 50, []).append(time.perf_counter() - t0)
+    return {b: 1000 * statistics.median(xs) for b, xs in sorted(buckets.items())}
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m ristiseiska.web.loadtest", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -251,7 +297,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--url", default=None, help="use a running server instead of starting one")
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
+    p.add_argument("--cost", action="store_true",
+                   help="instead: measure the server's time per move in-process, by how far "
+                   "the deal has got (8 seats, two decks, a spectator; no network, no database)")
     args = p.parse_args(argv)
+    if args.cost:
+        for start, ms in asyncio.run(move_cost(seed=args.seed)).items():
+            print(f"events {start}–{start + 49}: {ms:.3f} ms per move (9 connections)")
+        return 0
     if not 1 <= args.tables <= 2000 or not 2 <= args.players <= 8 or not 1 <= args.deals <= 20:
         p.error("--tables 1..2000, --players 2..8, --deals 1..20")
     report = asyncio.run(run(args))
