@@ -147,3 +147,20 @@ def test_serve_exits_before_printing_an_address_on_a_damaged_database(tmp_path: 
     assert r.stdout == ""  # no address was printed
     assert "damaged" in r.stderr and "Traceback" not in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("url, words", [
+    ("sqlite+aiosqlite:////nonexistent_dir_rs/x.db", "directory exists"),
+    ("postgresql+psycopg://u:secret@127.0.0.1:1/x", "connection"),
+])
+def test_database_url_errors_are_one_sentence(url: str, words: str) -> None:
+    if url.startswith("postgresql"):
+        pytest.importorskip("psycopg")
+    problem = _check(url)
+    assert problem is not None and words in problem, problem
+    assert "secret" not in problem and "\n" not in problem
+
+
+def test_a_directory_is_not_a_database(tmp_path: Path) -> None:
+    problem = _check(_url(tmp_path))
+    assert problem is not None and "directory" in problem

@@ -11,7 +11,9 @@ DESCRIPTION = (
     "Start the web game. Open the printed address, create a table with friends and bots, and "
     "send the invite link to friends. Games are kept in a SQLite database in your data "
     "directory (or PostgreSQL with --database-url postgresql+psycopg://user@host/db) and "
-    "continue after a restart."
+    "continue after a restart. Deals are provably fair: each table's seed is drawn by the "
+    "server and only its hash is shown until the match ends. The limits below keep a server "
+    "open to strangers safe; the database is checked before the address is printed."
 )
 
 
