@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import hashlib
 import hmac
 import json
@@ -668,12 +669,29 @@ class Tables:
             t.closed = True
         return len(gone)
 
-    def start_sweeper(self) -> None:
+    def start_sweeper(self, gc_freeze_every: float = 1.0, gc_full_every: float = 600.0) -> None:
+        """Unload idle tables now and then, and keep the garbage collector's pauses short:
+        with a thousand tables in memory a full collection walks every object and stalled
+        every table for up to 0.3 s (measured). Objects that survived a while are frozen
+        (left out of collections) every ``gc_freeze_every`` seconds, so a collection only
+        walks what is new; every ``gc_full_every`` seconds they are thawed and one full
+        collection frees any cycles among them."""
         async def sweep() -> None:
+            period = max(1.0, min(60.0, self.idle_seconds / 4))
+            last_sweep = last_full = time.monotonic()
             while True:
-                await asyncio.sleep(max(1.0, min(60.0, self.idle_seconds / 4)))
-                self.unload_idle()
+                await asyncio.sleep(min(period, gc_freeze_every))
+                now = time.monotonic()
+                if now - last_sweep >= period:
+                    self.unload_idle()
+                    last_sweep = now
+                if now - last_full >= gc_full_every:
+                    gc.unfreeze()
+                    gc.collect()
+                    last_full = now
+                gc.freeze()
 
+        gc.freeze()
         self._sweeper = asyncio.get_running_loop().create_task(sweep())
 
     async def resume_all(self) -> None:
@@ -685,6 +703,7 @@ class Tables:
             self._sweeper.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._sweeper
+            gc.unfreeze()
         for t in self.live.values():
             await t.close()
 
