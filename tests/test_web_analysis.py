@@ -117,6 +117,6 @@ def test_a_failed_analysis_is_reported_once_then_tried_again(db: str, monkeypatc
             if r.status_code != 202:
                 break
             time.sleep(0.05)
-        assert r.status_code == 500 and "no luck" in r.json()["message"]
+        assert r.status_code == 503 and "no luck" in r.json()["message"]
         assert client.post(url, json=body).status_code == 202  # a new try
     pool.shutdown()

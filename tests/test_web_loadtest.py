@@ -23,3 +23,12 @@ def test_percentile() -> None:
     xs = [float(i) for i in range(1, 101)]
     assert loadtest.pct(xs, 50) == 50 and loadtest.pct(xs, 99) == 99
     assert loadtest.pct(xs, 100) == 100
+
+
+def test_move_cost_benchmark_runs() -> None:
+    import asyncio
+
+    from ristiseiska.web.loadtest import move_cost
+
+    cost = asyncio.run(move_cost(deals=1, preset_name="ristiseiska", players=3))
+    assert cost and 0 in cost and all(ms > 0 for ms in cost.values())

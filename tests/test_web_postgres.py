@@ -10,6 +10,7 @@ import socket
 import subprocess
 import tempfile
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -70,6 +71,87 @@ def test_postgres_play_store_and_restart(pg_url: str) -> None:
         g = live(c, tid).game
         before = [str(m) for m in g.moves], [sorted(map(str, g.hand(s))) for s in range(3)]
     with TestClient(create_app(pg_url, bot_delay=0.0)) as c:
+        assert c.get(f"/api/tables/{tid}").status_code == 200  # loaded on first visit
         g = live(c, tid).game
         assert ([str(m) for m in g.moves], [sorted(map(str, g.hand(s))) for s in range(3)]) \
             == before
+
+
+def test_two_server_processes_share_one_database_and_lose_nothing(pg_url: str,
+                                                                  tmp_path: Any) -> None:
+    """Two ``ristiseiska serve`` processes on one PostgreSQL database, each serving its own
+    tables (as a reverse proxy pinning tables by id would arrange); either one is killed with
+    SIGKILL and restarted, and every acknowledged move of every table is still there."""
+    import asyncio
+    import json
+    import signal
+    import sys
+    import urllib.request
+
+    import websockets
+
+    env = dict(os.environ, HOME=str(tmp_path), XDG_DATA_HOME=str(tmp_path / "data"))
+
+    def start() -> tuple[subprocess.Popen[str], str]:
+        p = subprocess.Popen([sys.executable, "-m", "ristiseiska.cli", "serve", "--port", "0",
+                              "--bot-delay", "0", "--database-url", pg_url],
+                             stdout=subprocess.PIPE, text=True, env=env)
+        assert p.stdout is not None
+        line = p.stdout.readline()
+        assert "http://" in line, line
+        return p, line.split()[1]
+
+    def post(url: str, body: dict[str, Any]) -> dict[str, Any]:
+        req = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST",
+                                     headers={"content-type": "application/json"})
+        with urllib.request.urlopen(req, timeout=20) as r:
+            return dict(json.loads(r.read()))
+
+    async def play(url: str, tid: str, token: str, moves: int) -> list[Any]:
+        """Make ``moves`` moves at seat 0; the history after the last ack."""
+        async with websockets.connect(f"ws{url[4:]}ws/{tid}") as ws:
+            await ws.send(json.dumps({"type": "join", "seat": 0, "token": token}))
+            made, history = 0, []
+            while True:
+                msg = json.loads(await asyncio.wait_for(ws.recv(), 20))
+                if msg["type"] != "state" or msg["you"] != 0:
+                    continue
+                view = msg["view"]
+                history = view["history"]
+                if made >= moves or view["phase"] == "over":
+                    return list(history)
+                if view["to_move"] == 0 and view["legal_moves"]:
+                    made += 1
+                    await ws.send(json.dumps({"type": "move", "id": made,
+                                              "move": view["legal_moves"][0]}))
+                    while (m := json.loads(await asyncio.wait_for(ws.recv(), 20)))["type"] != "ack":
+                        if m["type"] == "state":
+                            history = m["view"]["history"]
+
+    servers = [start(), start()]
+    try:
+        mine: dict[int, list[tuple[str, str]]] = {0: [], 1: []}
+        for k, (_p, url) in enumerate(servers):
+            for _ in range(2):
+                tid = str(post(url + "api/tables", {"seats": [
+                    {"kind": "friend"}, {"kind": "bot", "bot": "random"}]})["id"])
+                mine[k].append((tid, str(post(url + f"api/tables/{tid}/seats/0",
+                                             {"name": "Pelaaja"})["token"])))
+        before = {tid: asyncio.run(play(servers[k][1], tid, tok, 3))
+                  for k in (0, 1) for tid, tok in mine[k]}
+        for victim in (0, 1):
+            servers[victim][0].send_signal(signal.SIGKILL)
+            servers[victim][0].wait(timeout=20)
+            servers[victim] = start()
+            for k in (0, 1):
+                for tid, tok in mine[k]:
+                    after = asyncio.run(play(servers[k][1], tid, tok, 0))
+                    assert after[:len(before[tid])] == before[tid], (victim, k, tid)
+        # and play on after the restarts
+        for k in (0, 1):
+            tid, tok = mine[k][0]
+            assert len(asyncio.run(play(servers[k][1], tid, tok, 2))) > len(before[tid])
+    finally:
+        for p, _url in servers:
+            p.terminate()
+            p.wait(timeout=20)

@@ -43,6 +43,9 @@ def test_serve_without_options_uses_sqlite_in_the_data_dir(tmp_path: Path) -> No
     (["--port", "70000"], "--port"),
     (["--bot-delay", "-1"], "--bot-delay"),
     (["--database-url", "nosuchdb://x"], "cannot use database"),
+    (["--tables-per-minute", "0"], "--tables-per-minute"),
+    (["--trusted-proxy", "not-an-address"], "--trusted-proxy"),
+    (["--allowed-origin", "evil"], "--allowed-origin"),
 ])
 def test_serve_refuses_bad_options_in_one_line(tmp_path: Path, args: list[str],
                                                message: str) -> None:

@@ -28,11 +28,14 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, TypeGuard
 
+from . import fair
 from .cards import CARDS, Card, CardError, parse_card, sort_key
 from .game import Game, IllegalMoveError, SetupError, deal
+from .match import deal_seed
 from .moves import DRAW, KINDS, Move
 from .rules import LEGACY_VALUES, PRESETS, Rules, RulesError, preset
 
@@ -108,15 +111,33 @@ def dumps_record(rec: Mapping[str, Any]) -> str:
 def parse_record_line(text: str) -> dict[str, Any] | str:
     """A record dict from one line of text, or a one-sentence problem (a ``str``)."""
     try:
-        value = json.loads(text)
+        value = json.loads(text, parse_int=_short_int)
     except json.JSONDecodeError as e:
         cut = " (the line looks cut short)" if e.pos >= len(text.rstrip()) else ""
         return f"not valid JSON: {e.msg} at column {e.colno}{cut}"
     except RecursionError:
         return "not valid JSON: nested too deeply"
+    except _LongNumber as e:
+        return str(e)
     if not isinstance(value, dict):
         return f"a record must be a JSON object, not {_json_type(value)}"
     return value
+
+
+MAX_DIGITS = 40  # no number of a record needs more (seeds are below 2^64)
+
+
+class _LongNumber(ValueError):
+    pass
+
+
+def _short_int(text: str) -> int:
+    # A 5,000-digit number would otherwise stop Python's parser with a traceback (and costs
+    # quadratic time to convert): name it instead.
+    digits = len(text.lstrip("-"))
+    if digits > MAX_DIGITS:
+        raise _LongNumber(f"a number has {digits} digits; records use at most {MAX_DIGITS}")
+    return int(text)
 
 
 def read_records(source: str | os.PathLike[str] | Iterable[str | bytes]
@@ -263,6 +284,8 @@ def setup_game(rec: Mapping[str, Any], verify_seed: bool = False) -> Game:
     seed = rec.get("seed")
     if seed is not None and not _is_int(seed):
         raise RecordError(f"seed must be a whole number or null, not {_json_type(seed)}")
+    if seed is not None and not -fair.MAX_SEED < seed < fair.MAX_SEED:
+        raise RecordError("seed must be a whole number between -2^64 and 2^64")
 
     hands_raw = rec["hands"]
     if not isinstance(hands_raw, list):
@@ -412,6 +435,7 @@ def _replay(rec: Mapping[str, Any], verify_seed: bool) -> Game:
     events = rec["events"]
     if not isinstance(events, list):
         raise RecordError(f"events must be a list, not {_json_type(events)}")
+    _check_fair(rec, game)
     for i, ev in enumerate(events):
         _check_event(game, i, ev)
     if "result" not in rec:
@@ -440,6 +464,41 @@ def _replay(rec: Mapping[str, Any], verify_seed: bool) -> Game:
         if key not in want:
             raise RecordError(f"result has {key!r}, which the rules do not give for this deal")
     return game
+
+
+def _check_fair(rec: Mapping[str, Any], game: Game) -> None:
+    """A web table's record carries the match seed's commitment (published when the table was
+    made) and, once the match is over, the seed and salt: they must agree with each other, with
+    the deal's shuffle seed and with the dealt hands (RULES.md §6 extra keys, see fair.py)."""
+    published = rec.get("match_seed_commitment")
+    revealed = rec.get("match_seed")
+    if published is None:
+        return  # not a committed web table (the terminal game writes match_seed on its own)
+    if not isinstance(published, str) or not re.fullmatch(r"[0-9a-f]{64}", published):
+        raise RecordError("match_seed_commitment must be 64 hex digits (a SHA-256 hash)")
+    if revealed is None:
+        return  # the match is still on: nothing to check yet
+    salt = rec.get("match_seed_salt")
+    if not _is_int(revealed) or not 0 <= revealed < fair.MAX_SEED:
+        raise RecordError("match_seed must be a whole number from 0 to 2^64 - 1")
+    if not isinstance(salt, str) or not 0 < len(salt) <= 128:
+        raise RecordError("match_seed_salt must be text (it is revealed with match_seed)")
+    if not fair.verify(revealed, salt, published):
+        raise RecordError("match_seed and match_seed_salt do not give match_seed_commitment: "
+                          "the seed is not the one committed to before play")
+    deal_no = rec.get("deal")
+    if not _is_int(deal_no) or not 1 <= deal_no <= 100_000:
+        raise RecordError("a record with match_seed needs 'deal' (its number in the match, from 1)")
+    want = deal_seed(revealed, deal_no - 1)
+    if rec.get("seed") != want:
+        raise RecordError(f"seed is {rec.get('seed')!r} but deal {deal_no} of match seed "
+                          f"{revealed} is shuffled with {want}")
+    seed_hands, seed_stock, _ = seed_deal(game.rules, game.n, want, game.dealer)
+    for seat in range(game.n):
+        if sorted(map(int, game.initial_hands[seat])) != sorted(map(int, seed_hands[seat])):
+            raise RecordError(f"hands[{seat}] is not what the revealed match seed deals")
+    if list(map(int, game.initial_stock)) != list(map(int, seed_stock)):
+        raise RecordError("stock is not what the revealed match seed leaves")
 
 
 def replay_record(rec: Mapping[str, Any], verify_seed: bool = False) -> Game:

@@ -250,6 +250,27 @@ LEGACY_VALUES: dict[str, tuple[Any, str, Any]] = {
 _FIELD_TYPES = {f.name: f.type for f in fields(Rules)}
 
 
+# -- bounds of the whole-number options ---------------------------------------------------------
+# One place for every integer option's range, used by rules validation and so by the CLI, the
+# web server and the record checker alike. The bounds keep points within 64-bit arithmetic (the
+# compiled engine) and a match finite; options without an entry get INT_DEFAULT_BOUNDS.
+# (center, decks, jokers and the player counts have narrower checks of their own in _validate.)
+INT_BOUNDS: dict[str, tuple[int, int]] = {
+    "hoarding_penalty": (0, 10_000),
+    "token_value": (0, 10_000),
+    "joker_value": (0, 10_000),
+    "stall_turns": (1, 10_000),
+    "match_deals": (0, 1_000),
+    "match_target": (0, 1_000_000),
+}
+INT_DEFAULT_BOUNDS = (-1_000_000, 1_000_000)
+
+
+def int_bounds(name: str) -> tuple[int, int]:
+    """The smallest and largest value of the whole-number option ``name``."""
+    return INT_BOUNDS.get(name, INT_DEFAULT_BOUNDS)
+
+
 def _coerce(name: str, value: Any) -> Any:
     kind = _FIELD_TYPES[name]
     if kind == "bool":
@@ -257,10 +278,21 @@ def _coerce(name: str, value: Any) -> Any:
             raise RulesError(f"option {name} must be true or false, not {value!r}")
     elif kind == "int":
         if not isinstance(value, int) or isinstance(value, bool):
-            raise RulesError(f"option {name} must be a whole number, not {value!r}")
+            raise RulesError(f"option {name} must be a whole number, not {_short(value)}")
+        lo, hi = int_bounds(name)
+        if not lo <= value <= hi:
+            raise RulesError(f"option {name} must be from {lo} to {hi}, not {_short(value)}")
     elif not isinstance(value, str):
         raise RulesError(f"option {name} must be text, not {value!r}")
     return value
+
+
+def _short(value: Any) -> str:
+    """A value for an error message, cut short (a 5,000-digit number is not repeated back)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 64:
+        return "a number that large"
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _validate(r: Rules) -> None:

@@ -121,9 +121,12 @@ def public_event(event: dict[str, Any], seat: int | None) -> dict[str, Any]:
     return event
 
 
-def make_view(game: Any, seat: int, open_cards: bool = False) -> SeatView:
+def make_view(game: Any, seat: int, open_cards: bool = False,
+              history: bool = True) -> SeatView:
     """The view of ``seat`` in ``game`` (a :class:`ristiseiska.game.Game`; typed loosely so
-    that this module, which the game imports, does not import the game back)."""
+    that this module, which the game imports, does not import the game back).
+    ``history=False`` leaves the history out (the web server keeps it serialised event by
+    event, so a move's cost does not grow with the deal)."""
     if not 0 <= seat < game.n:
         raise ValueError(f"no seat {seat} at a table of {game.n}")
     mark = game.rules.distinct_decks
@@ -140,7 +143,7 @@ def make_view(game: Any, seat: int, open_cards: bool = False) -> SeatView:
         )
         rows.append(RowView(row, row % 4, row // 4, cards,
                             table.is_closed(row, "low"), table.is_closed(row, "high"), jokers))
-    history = tuple(public_event(e.to_dict(mark), seat) for e in game.events)
+    events = tuple(public_event(e.to_dict(mark), seat) for e in game.events) if history else ()
     return SeatView(
         seat=seat,
         players=game.n,
@@ -157,7 +160,7 @@ def make_view(game: Any, seat: int, open_cards: bool = False) -> SeatView:
         to_move=game.to_move,
         turn_seat=game.turn_seat,
         phase=game.phase,
-        history=history,
+        history=events,
         legal_moves=tuple(game.legal_moves()) if game.to_move == seat else (),
         out_order=tuple(game.out_order),
         stock_size=len(game.stock),

@@ -78,7 +78,12 @@ class LiveServer:
         self.start()
 
     def table(self, table_id: str) -> Any:
-        return self.app.state.tables.live[table_id]
+        live = self.app.state.tables.live
+        if table_id not in live:  # tables are loaded on first visit, not at start-up
+            import urllib.request
+
+            urllib.request.urlopen(f"{self.url}/api/tables/{table_id}", timeout=20).close()
+        return live[table_id]
 
 
 @pytest.fixture

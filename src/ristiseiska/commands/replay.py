@@ -15,7 +15,9 @@ HELP = "check game records (--check) or show one recorded deal move by move"
 DESCRIPTION = (
     "With --check, replay every record of the files and print FILE:LINE: problem for each bad "
     "one, then a summary; the exit status is 1 when a record is bad and 2 when a file cannot "
-    "be read. Without --check, show one deal of a file (the first, or --deal K)."
+    "be read. Records downloaded from a finished web match carry the revealed match seed: "
+    "it is always checked against the commitment the server published before play, and the "
+    "hands against the seed. Without --check, show one deal of a file (the first, or --deal K)."
 )
 
 

@@ -9,8 +9,10 @@ run the same code through SQLAlchemy's async engine.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import json
+import sqlite3
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -71,6 +73,36 @@ class StoredTable:
     moves: dict[int, list[str]] = field(default_factory=dict)  # deal -> move texts in order
 
 
+class StoreError(Exception):
+    """The database cannot be used; the message says why in one sentence."""
+
+
+def sqlite_path(url: str) -> Path | None:
+    """The file of a SQLite URL (``None`` for other databases and in-memory SQLite)."""
+    if not url.startswith("sqlite"):
+        return None
+    rest = url.split(":///", 1)[1] if ":///" in url else ""
+    rest = rest.split("?", 1)[0]
+    if rest.startswith("file:"):
+        rest = rest[5:]
+    return Path(rest) if rest and rest != ":memory:" else None
+
+
+def describe_error(e: BaseException, url: str) -> str:
+    """A driver's exception as one sentence (no traceback, no password)."""
+    text = " ".join(str(getattr(e, "orig", None) or e).split())
+    low = text.lower()
+    where = sqlite_path(url) or "the database"
+    if "file is not a database" in low or "malformed" in low or "corrupt" in low:
+        return (f"{where} is damaged or not a SQLite database ({text[:100]}); restore it from "
+                "a backup or start with another --database-url")
+    if "readonly" in low or "read-only" in low:
+        return f"{where} is read-only: the server must be able to write its games"
+    if "unable to open" in low:
+        return f"cannot open {where}: check that its directory exists and is writable"
+    return f"cannot use {where}: {type(e).__name__}: {text[:200]}"
+
+
 def default_database_url() -> str:
     import platformdirs
 
@@ -103,10 +135,16 @@ class Store:
             def _pragmas(dbapi_conn: Any, _rec: Any) -> None:
                 cur = dbapi_conn.cursor()
                 cur.execute("PRAGMA journal_mode=WAL")
-                cur.execute("PRAGMA synchronous=NORMAL")
+                cur.execute("PRAGMA synchronous=FULL")  # an ack means the move is on disk
                 cur.execute("PRAGMA foreign_keys=ON")
                 cur.close()
         self.session = async_sessionmaker(self.engine, expire_on_commit=False)
+        # SQLite: moves are written by one thread with its own connection, a whole batch in a
+        # single call (one thread hand-off per batch instead of several per statement, which
+        # is what a move's round trip waits for on a busy machine)
+        self._direct = sqlite_path(self.url) if "?" not in self.url else None
+        self._direct_conn: sqlite3.Connection | None = None
+        self._executor: concurrent.futures.ThreadPoolExecutor | None = None
         self._moves: asyncio.Queue[tuple[dict[str, Any], asyncio.Future[None]]] | None = None
         self._writer: asyncio.Task[None] | None = None
 
@@ -114,12 +152,83 @@ class Store:
         async with self.engine.begin() as conn:
             await conn.run_sync(Base.metadata.create_all)
 
+    async def check(self) -> None:
+        """Make sure the database can be used before the server says it is up: it opens, its
+        pages are sound (SQLite), the tables are there and it can be written. Raises
+        :class:`StoreError` with one sentence."""
+        path = sqlite_path(self.url)
+        if path is not None and path.exists():
+            if path.is_dir():
+                raise StoreError(f"{path} is a directory, not a database file")
+            if path.stat().st_size == 0:
+                # an empty file is what a failed copy or a full disk leaves: never reuse it
+                raise StoreError(f"{path} is an empty file, not a ristiseiska database; "
+                                 "remove it to start afresh, or restore it from a backup")
+        try:
+            await self.init()
+            async with self.engine.begin() as conn:
+                if path is not None:
+                    rows = (await conn.exec_driver_sql("PRAGMA quick_check")).all()
+                    problems = [" ".join(str(r[0]).replace("***", " ").split())
+                                for r in rows if r[0] != "ok"]
+                    if problems:
+                        raise StoreError(f"{path} is damaged ({problems[0][:120]}); restore it "
+                                         "from a backup or start with another --database-url")
+                for table in Base.metadata.sorted_tables:
+                    await conn.execute(select(table).limit(1))
+                # a no-op write: fails now on a read-only database rather than on first move
+                await conn.exec_driver_sql("UPDATE rs_tables SET finished = finished WHERE 1 = 0")
+        except StoreError:
+            raise
+        except Exception as e:  # noqa: BLE001 - every driver error becomes one sentence
+            raise StoreError(describe_error(e, self.url)) from None
+
     async def close(self) -> None:
         if self._writer is not None:
             self._writer.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._writer
+        if self._executor is not None:
+            self._executor.submit(self._close_direct)
+            self._executor.shutdown(wait=True)
+            self._executor = None
         await self.engine.dispose()
+
+    def _close_direct(self) -> None:
+        if self._direct_conn is not None:
+            self._direct_conn.close()
+            self._direct_conn = None
+
+    def _insert_direct(self, rows: list[dict[str, Any]]) -> None:
+        """Insert moves in one transaction on the writer thread's own SQLite connection."""
+        if self._direct_conn is None:
+            assert self._direct is not None
+            conn = sqlite3.connect(self._direct, timeout=30, isolation_level=None,
+                                   check_same_thread=False)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=FULL")
+            conn.execute("PRAGMA foreign_keys=ON")
+            self._direct_conn = conn
+        conn = self._direct_conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn.executemany("INSERT INTO rs_moves (table_id, deal, ply, seat, move) "
+                             "VALUES (:table_id, :deal, :ply, :seat, :move)", rows)
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+
+    async def _insert(self, rows: list[dict[str, Any]]) -> None:
+        if self._direct is None:
+            async with self.engine.begin() as conn:
+                await conn.execute(sa_insert(MoveRow), rows)
+            return
+        if self._executor is None:
+            self._executor = concurrent.futures.ThreadPoolExecutor(
+                1, thread_name_prefix="ristiseiska-moves")
+        await asyncio.get_running_loop().run_in_executor(self._executor, self._insert_direct,
+                                                         rows)
 
     async def create_table(self, table_id: str, config: dict[str, Any], names: list[str]) -> None:
         async with self.session() as s, s.begin():
@@ -128,14 +237,20 @@ class Store:
             for i, name in enumerate(names):
                 s.add(SeatRow(table_id=table_id, seat=i, name=name, token_hash=None))
 
-    async def claim_seat(self, table_id: str, seat: int, name: str, token_hash: str) -> bool:
-        """Take a free seat; False when somebody already holds it."""
+    async def claim_seat(self, table_id: str, seat: int, name: str, token_hash: str,
+                         renames: dict[int, str] | None = None) -> bool:
+        """Take a free seat; False when somebody already holds it. ``renames`` gives other
+        (bot) seats new names in the same transaction."""
         async with self.session() as s, s.begin():
             row = await s.get(SeatRow, (table_id, seat), with_for_update=True)
             if row is None or row.token_hash is not None:
                 return False
             row.name = name
             row.token_hash = token_hash
+            for other, new in (renames or {}).items():
+                bot = await s.get(SeatRow, (table_id, other))
+                if bot is not None:
+                    bot.name = new
             return True
 
     async def start_deal(self, table_id: str, deal: int) -> None:
@@ -158,19 +273,16 @@ class Store:
 
     async def _write_moves(self, queue: asyncio.Queue[tuple[dict[str, Any],
                                                             asyncio.Future[None]]]) -> None:
-        insert = sa_insert(MoveRow)
         while True:
             batch = [await queue.get()]
             while not queue.empty() and len(batch) < 512:
                 batch.append(queue.get_nowait())
             try:
-                async with self.engine.begin() as conn:
-                    await conn.execute(insert, [row for row, _f in batch])
+                await self._insert([row for row, _f in batch])
             except Exception:
                 for row, fut in batch:
                     try:
-                        async with self.engine.begin() as conn:
-                            await conn.execute(insert, [row])
+                        await self._insert([row])
                     except Exception as e:  # noqa: BLE001 - handed to the waiting caller
                         if not fut.done():
                             fut.set_exception(e)

@@ -25,6 +25,8 @@ from fastapi.responses import JSONResponse, Response
 
 from ..analysis import DEFAULT_WORLDS
 from ..store.analysis import load_analysis, save_analysis
+from .security import json_body
+from .tables import ActionError, finished, record_of
 
 router = APIRouter()
 ANALYSIS_SEED = 0  # fixed: the same deal always gets the same numbers
@@ -68,10 +70,7 @@ def _error(code: str, message: str, status: int) -> JSONResponse:
 
 @router.post("/api/tables/{table_id}/deals/{deal}/analysis")
 async def analysis(table_id: str, deal: int, request: Request) -> Response:
-    from .app import _json_body, finished, record_of
-    from .tables import ActionError
-
-    data = await _json_body(request)
+    data = await json_body(request, request.app.state.limits)
     if not isinstance(data, dict):
         return _error("bad-request", "send a JSON object with the seat", 400)
     try:
@@ -96,7 +95,7 @@ async def analysis(table_id: str, deal: int, request: Request) -> Response:
         return JSONResponse({"status": "done", "analysis": stored})
     key = (id(store), table_id, deal, seat)
     if key in _failed:  # reported once; the next press tries again
-        return _error("failed", _failed.pop(key), 500)
+        return _error("failed", _failed.pop(key), 503)
     job = _jobs.get(key)
     if job is None:
         rec = record_of(t, deal, games[deal])

@@ -18,6 +18,8 @@ server → client
   · ``{"type": "pong"}``
 
 A bad message gets an error reply to its sender only; nothing changes and the socket stays open.
+A move's ``id`` makes it idempotent: a resent id gets the same ack again and is not played twice.
+Limits, origins, headers and hostile input are handled in ``security.py``.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import asyncio
 import concurrent.futures
 import contextlib
 import dataclasses
+import html
 import json
 import logging
 import time
@@ -33,7 +36,7 @@ from collections.abc import AsyncIterator, Callable
 from importlib import resources
 from typing import Any
 
-from fastapi import FastAPI, HTTPException, Query, Request, WebSocket, WebSocketDisconnect
+from fastapi import FastAPI, Query, Request, WebSocket, WebSocketDisconnect
 from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from fastapi.staticfiles import StaticFiles
 
@@ -47,7 +50,27 @@ from ..store import Store
 from ..view import public_event
 from . import bots as botlib
 from .analysis_api import router as analysis_router
-from .tables import ActionError, Conn, LiveTable, Tables, board_layout, random_seed
+from .security import (
+    Guard,
+    InputError,
+    Limits,
+    RateLimiter,
+    SecurityHeaders,
+    clean_text,
+    json_body,
+    name_key,
+    parse_json,
+)
+from .tables import (
+    MAX_NAME,
+    ActionError,
+    Conn,
+    LiveTable,
+    Tables,
+    board_layout,
+    finished,
+    record_of,
+)
 
 log = logging.getLogger("ristiseiska.web")
 
@@ -56,26 +79,14 @@ MAX_BODY = 16384
 STATIC = resources.files("ristiseiska.web").joinpath("static")
 
 
-async def _json_body(request: Request) -> Any:
-    """The JSON body, read no further than ``MAX_BODY`` bytes (a huge upload is cut off)."""
-    declared = request.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > MAX_BODY:
-        raise HTTPException(413, "request too large")
-    body = b""
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > MAX_BODY:
-            raise HTTPException(413, "request too large")
-    try:
-        return json.loads(body or b"{}")
-    except ValueError as e:
-        raise HTTPException(400, "the request body is not JSON") from e
+_STATUS = {"no-table": 404, "store": 503, "server-full": 429}
 
 
 def _err(e: ActionError, status: int = 400) -> JSONResponse:
-    if e.code == "no-table":
-        status = 404
-    return JSONResponse({"error": e.code, "message": e.message}, status_code=status)
+    status = _STATUS.get(e.code, status)
+    headers = {"Retry-After": "60"} if status in (429, 503) else None
+    return JSONResponse({"error": e.code, "message": e.message}, status_code=status,
+                        headers=headers)
 
 
 def lobby_meta(lang: str) -> dict[str, Any]:
@@ -113,8 +124,10 @@ def lobby_meta(lang: str) -> dict[str, Any]:
             "default_bot": botlib.default_level(), "langs": list(i18n.LANGS)}
 
 
-def build_config(data: Any) -> dict[str, Any]:
-    """Validate a create-table request into the stored table configuration."""
+def build_config(data: Any, max_match_deals: int = 100) -> dict[str, Any]:
+    """Validate a create-table request into the stored table configuration (without the seed
+    commitment, which :meth:`Tables.seal` adds). A match is at most ``max_match_deals`` long:
+    one with only a points target also ends there."""
     if not isinstance(data, dict):
         raise ActionError("bad-request", "send a JSON object")
     name = data.get("preset", "ristiseiska")
@@ -129,31 +142,48 @@ def build_config(data: Any) -> dict[str, Any]:
         if options:
             rules = Rules.from_dict(options, base=rules)
         rules.check_players(len(seats))
+        if rules.match_deals > max_match_deals:
+            raise RulesError(f"this server plays matches of at most {max_match_deals} deals, "
+                             f"not {rules.match_deals}")
+        if rules.match_deals == 0:
+            rules = rules.replace(match_deals=max_match_deals)
     except RulesError as e:
         raise ActionError("bad-rules", str(e)) from e
     levels = botlib.levels()
     clean = []
     # Bots without a name get Finnish first names that nobody at the table uses already.
-    given = {" ".join(s["name"].split()).casefold() for s in seats
-             if isinstance(s, dict) and isinstance(s.get("name"), str) and s["name"].strip()}
-    free_names = iter([n for n in BOT_FIRST_NAMES if n.casefold() not in given])
+    given: set[str] = set()
+    for i, s in enumerate(seats):
+        if isinstance(s, dict) and s.get("name") is not None:
+            try:
+                nm = clean_text(s["name"], MAX_NAME)
+            except InputError as e:
+                raise ActionError("bad-name", f"seat {i + 1}: {e.message}") from None
+            if nm and name_key(nm) in given:
+                raise ActionError("bad-name", f"seat {i + 1}: {nm!r} is already at the table; "
+                                  "every seat needs its own name")
+            given.add(name_key(nm))
+    free_names = iter([n for n in BOT_FIRST_NAMES if name_key(n) not in given])
     for i, s in enumerate(seats):
         if not isinstance(s, dict) or s.get("kind") not in ("friend", "bot"):
             raise ActionError("bad-seats", f"seat {i + 1}: kind must be 'friend' or 'bot'")
         bot = s.get("bot") or botlib.default_level()
         if s["kind"] == "bot" and bot not in levels:
             raise ActionError("bad-seats", f"seat {i + 1}: unknown bot {bot!r}")
-        nm = s.get("name")
-        nm = " ".join(nm.split())[:24] if isinstance(nm, str) else ""
+        nm = clean_text(s["name"], MAX_NAME) if isinstance(s.get("name"), str) else ""
         if not nm:
             nm = (next(free_names, f"{bot} {i + 1}") if s["kind"] == "bot" else f"P{i + 1}")
         clean.append({"kind": s["kind"], "bot": bot if s["kind"] == "bot" else None,
                       "name": nm})
     seed = data.get("seed")
-    if seed is None:
-        seed = random_seed()
-    elif not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**62:
-        raise ActionError("bad-seed", "seed must be a whole number from 0 to 2^62")
+    if seed is not None:
+        if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**62:
+            raise ActionError("bad-seed", "seed must be a whole number from 0 to 2^62")
+        # whoever chooses the seed knows every hand: only for practice against bots
+        if sum(1 for s in clean if s["kind"] == "friend") > 1:
+            raise ActionError("seed-not-allowed", "a chosen seed is only for practice tables "
+                              "(one person and bots); tables with friends get a fair seed "
+                              "from the server")
     try:  # the first deal must be possible (e.g. two decks with two players)
         Game(rules, len(clean), seed=0)
     except (SetupError, RulesError) as e:
@@ -181,12 +211,17 @@ def _warm_bots(pool: BotPool, say: Callable[[str], None]) -> None:
 
 
 def create_app(database_url: str | None = None, bot_delay: float = 0.8,
-               resume: bool = True, warm_bots: bool = False,
+               resume: bool = True, limits: Limits | None = None,
+               seed_source: Callable[[], int] | None = None, warm_bots: bool = False,
                say: Callable[[str], None] | None = None) -> FastAPI:
-    """The web app. ``warm_bots`` compiles the master bot's kernel in a worker process at
-    start-up (``say`` reports progress), so the first master move does not wait for it."""
+    """The web app. ``limits``: see :class:`Limits`; ``seed_source`` draws match seeds (the
+    default is the secure one; tests pass a seeded one to be reproducible). ``warm_bots``
+    compiles the master bot's kernel in a worker process at start-up (``say`` reports
+    progress), so the first master move does not wait for it."""
     store = Store(database_url)
     state: dict[str, Tables] = {}
+    lim = limits or Limits()
+    created = RateLimiter(lim.tables_per_minute / 60.0, lim.tables_per_minute)
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -195,11 +230,11 @@ def create_app(database_url: str | None = None, bot_delay: float = 0.8,
         _app.state.bot_pool = pool
         if warm_bots:
             _warm_bots(pool, say or (lambda msg: None))
-        tables = Tables(store, bot_delay, pool)
+        tables = Tables(store, bot_delay, pool, open_tables=lim.open_tables,
+                        idle_seconds=lim.idle_seconds, seed_source=seed_source)
         state["tables"] = tables
         _app.state.tables = tables
-        if resume:
-            await tables.resume_all()
+        tables.start_sweeper()
         try:
             yield
         finally:
@@ -209,6 +244,9 @@ def create_app(database_url: str | None = None, bot_delay: float = 0.8,
 
     app = FastAPI(title="ristiseiska", lifespan=lifespan, docs_url=None, redoc_url=None)
     app.state.store = store
+    app.state.limits = lim
+    app.add_middleware(Guard, limits=lim)
+    app.add_middleware(SecurityHeaders)
     app.include_router(analysis_router)  # analysis of finished deals (web/analysis_api.py)
 
     def tables() -> Tables:
@@ -239,12 +277,18 @@ def create_app(database_url: str | None = None, bot_delay: float = 0.8,
 
     @app.post("/api/tables")
     async def create_table(request: Request) -> Response:
-        data = await _json_body(request)
+        addr = request.scope.get("client_addr", "")
+        if lim.per_address and not created.allow(addr):
+            return JSONResponse({"error": "rate-limited", "message":
+                                 f"at most {lim.tables_per_minute} new tables a minute from "
+                                 "one address; wait a moment"}, status_code=429,
+                                headers={"Retry-After": str(created.retry_after(addr))})
+        data = await json_body(request, lim)
         try:
-            config = build_config(data)
+            config = build_config(data, lim.max_match_deals)
+            t = await tables().create(config)
         except ActionError as e:
             return _err(e)
-        t = await tables().create(config)
         return JSONResponse({"id": t.id, "url": f"/t/{t.id}", "table": t.public_info()},
                             status_code=201)
 
@@ -258,13 +302,13 @@ def create_app(database_url: str | None = None, bot_delay: float = 0.8,
 
     @app.post("/api/tables/{table_id}/seats/{seat}")
     async def claim(table_id: str, seat: int, request: Request) -> Response:
-        data = await _json_body(request)
+        data = await json_body(request, lim)
         try:
             t = await tables().get(table_id)
             name = data.get("name", "") if isinstance(data, dict) else ""
-            token = await t.claim(seat, name if isinstance(name, str) else "")
+            token = await t.claim(seat, name if name is not None else "")
         except ActionError as e:
-            return _err(e, 409 if e.code == "seat-taken" else 400)
+            return _err(e, 409 if e.code in ("seat-taken", "name-taken") else 400)
         return JSONResponse({"seat": seat, "token": token}, status_code=201)
 
     @app.get("/api/tables/{table_id}/rules")
@@ -274,8 +318,14 @@ def create_app(database_url: str | None = None, bot_delay: float = 0.8,
         except ActionError as e:
             return _err(e)
         lang = i18n.norm_lang(lang)
-        return JSONResponse({"text": explain(t.rules, lang), "html": explain_html(t.rules, lang),
-                             "rules": t.rules.to_dict(), "preset": t.config.get("preset")})
+        fair_lines = fairness_text(t, lang)
+        text = "\n\n".join([explain(t.rules, lang), *fair_lines])
+        rendered = explain_html(t.rules, lang)
+        if rendered is not None:
+            rendered += "".join(f"<p class=\"fair\">{html.escape(line)}</p>"
+                                for line in fair_lines)
+        return JSONResponse({"text": text, "html": rendered, "rules": t.rules.to_dict(),
+                             "preset": t.config.get("preset"), "fairness": t.fairness()})
 
     @app.get("/api/tables/{table_id}/record")
     async def record(table_id: str, deal: int | None = None) -> Response:
@@ -312,40 +362,50 @@ def create_app(database_url: str | None = None, bot_delay: float = 0.8,
     @app.websocket("/ws/{table_id}")
     async def ws(websocket: WebSocket, table_id: str) -> None:
         await websocket.accept()
-        try:
-            t = await tables().get(table_id)
-        except ActionError as e:
-            await websocket.send_json({"type": "error", "code": e.code, "message": e.message})
-            await websocket.close(code=4404)
-            return
-        conn = Conn()
-        try:
-            await t.attach(conn)
-        except ActionError as e:
-            await websocket.send_json({"type": "error", "code": e.code, "message": e.message})
-            await websocket.close(code=4429)
-            return
+        conn = Conn(addr=websocket.scope.get("client_addr", ""))
+        for attempt in range(3):
+            try:
+                t = await tables().get(table_id)
+                await t.attach(conn)
+                break
+            except ActionError as e:
+                if e.code == "reload" and attempt < 2:
+                    continue
+                await websocket.send_json({"type": "error", "code": e.code, "message": e.message})
+                await websocket.close(code=4404 if e.code == "no-table" else 4429)
+                return
+        rate = RateLimiter(lim.messages_per_second, lim.message_burst, max_keys=1)
         writer = asyncio.create_task(_writer(websocket, conn, t))
         try:
             while True:
                 raw = await websocket.receive()
                 if raw["type"] == "websocket.disconnect":
                     break
+                if lim.per_address and not rate.allow(0):
+                    conn.send(_error("rate-limited", "too many messages; this one was ignored"))
+                    continue
                 text = raw.get("text")
                 if text is None:
                     data = raw.get("bytes") or b""
                     conn.send(_error("bad-message", "send JSON text frames")
-                              if len(data) <= MAX_MESSAGE else
-                              _error("too-large", f"messages are at most {MAX_MESSAGE} bytes"))
+                              if len(data) <= lim.max_message else
+                              _error("too-large", f"messages are at most {lim.max_message} bytes"))
                     continue
-                await handle(t, conn, text)
+                try:
+                    await handle(t, conn, text, lim)
+                except Exception:  # a bug must cost an error frame, not the socket
+                    logging.getLogger("ristiseiska.web").exception("message failed")
+                    conn.send(_error("server-error", "that message could not be handled; "
+                                     "nothing changed"))
         except WebSocketDisconnect:
             pass
         finally:
-            await t.detach(conn)
             conn.queue.put_nowait(None)
-            with contextlib.suppress(Exception):
-                await writer
+            try:
+                await t.detach(conn)
+            finally:
+                with contextlib.suppress(Exception):
+                    await writer
             if t.idle:  # a finished match is reloaded from the store if anyone asks again
                 tables().live.pop(t.id, None)
 
@@ -372,33 +432,24 @@ async def _writer(websocket: WebSocket, conn: Conn, t: LiveTable) -> None:
         if msg.get("type") == "lang":
             lang = msg["lang"]
             continue
-        if msg.get("type") == "state":
-            msg = decorate(t, msg, lang)
         try:
-            await websocket.send_text(json.dumps(msg, ensure_ascii=False, separators=(",", ":")))
+            if msg.get("type") == "state":
+                text = t.encode_state(msg, lang)
+            else:
+                text = json.dumps(msg, ensure_ascii=False, separators=(",", ":"))
+            await websocket.send_text(text)
         except Exception:
             return
 
 
-def decorate(t: LiveTable, msg: dict[str, Any], lang: str) -> dict[str, Any]:
-    view = msg.get("view")
-    if view is None:
-        return msg
-    names = view["names"]
-    msg = dict(msg)
-    msg["log"] = t.described(view["seat"], lang, view["history"], names)
-    msg["labels"] = {m: i18n.describe_move(m, lang) for m in view["legal_moves"]}
-    return msg
-
-
-async def handle(t: LiveTable, conn: Conn, text: str) -> None:
-    if len(text.encode("utf-8", "replace")) > MAX_MESSAGE:
-        conn.send(_error("too-large", f"messages are at most {MAX_MESSAGE} bytes"))
-        return
+async def handle(t: LiveTable, conn: Conn, text: str, lim: Limits | None = None) -> None:
+    lim = lim or Limits()
     try:
-        msg = json.loads(text)
-    except ValueError:
-        conn.send(_error("bad-json", "the message is not JSON"))
+        msg = parse_json(text, lim.max_message, lim.max_depth)
+    except InputError as e:
+        message = (f"messages are at most {lim.max_message} bytes" if e.code == "too-large"
+                   else e.message)
+        conn.send(_error(e.code, message))
         return
     if not isinstance(msg, dict) or not isinstance(msg.get("type"), str):
         conn.send(_error("bad-message", "a message is an object with a 'type'"))
@@ -410,9 +461,9 @@ async def handle(t: LiveTable, conn: Conn, text: str) -> None:
         if kind == "join":
             await t.join(conn, msg.get("seat"), msg.get("token"))
         elif kind == "move":
-            played = await t.play(conn.seat, msg.get("move"))
+            played = await t.play(conn.seat, msg.get("move"), msg.get("id"))
             ack: dict[str, Any] = {"type": "ack", "move": played}
-            if isinstance(msg.get("id"), int | str):
+            if msg.get("id") is not None:
                 ack["id"] = msg["id"]
             conn.send(ack)
         elif kind == "next-deal":
@@ -436,24 +487,6 @@ async def handle(t: LiveTable, conn: Conn, text: str) -> None:
 
 
 # -- records, replays, rule texts -------------------------------------------------------------
-
-def finished(t: LiveTable) -> list[tuple[int, Game]]:
-    return [(i, g) for i, g in enumerate(t.games) if g.is_over()]
-
-
-def record_of(t: LiveTable, index: int, g: Game) -> dict[str, Any]:
-    try:
-        from ..record import record_from_game
-    except ImportError:  # pragma: no cover - the record module ships with the package
-        return {"format": "ristiseiska-record", "version": 1, "seed": g.seed,
-                "dealer": g.dealer, "players": list(g.names),
-                "hands": [[str(c) for c in h] for h in g.initial_hands],
-                "events": [e.to_dict() for e in g.events],
-                "result": g.result.to_dict() if g.result else None,
-                "rules": g.rules.to_dict(), "deal": index + 1}
-    return record_from_game(g, preset=t.config.get("preset"),
-                            extra={"deal": index + 1})
-
 
 def dumps_record(rec: dict[str, Any]) -> str:
     try:
@@ -483,6 +516,20 @@ def replay_frames(g: Game, lang: str) -> dict[str, Any]:
         frames.append(frame(i18n.describe_event(public_event(ev, ev.get("seat")), r.names, lang)))
     return {"names": list(g.names), "frames": frames,
             "result": g.result.to_dict() if g.result else None}
+
+
+def fairness_text(t: LiveTable, lang: str) -> list[str]:
+    """Sentences telling every player how this table's deals were fixed (shown with the
+    rules): the published commitment, a chosen seed, the revealed seed."""
+    f = t.fairness()
+    if not f.get("seed_commitment"):
+        return []  # a table from before fair deals
+    lines = [i18n.t("web.fair.committed", lang, commitment=f["seed_commitment"])]
+    if f["seed_chosen"]:
+        lines.append(i18n.t("web.fair.chosen", lang, seed=f["seed"]))
+    if "seed_salt" in f:
+        lines.append(i18n.t("web.fair.revealed", lang, seed=f["seed"], salt=f["seed_salt"]))
+    return lines
 
 
 def explain_html(rules: Rules, lang: str) -> str | None:

@@ -126,7 +126,7 @@ def start_server(bot_delay: float) -> tuple[subprocess.Popen[str], str, str]:
     db = f"sqlite+aiosqlite:///{os.path.join(tmp, 'load.db')}"
     proc = subprocess.Popen(
         [sys.executable, "-m", "ristiseiska.cli", "serve", "--port", "0", "--database-url", db,
-         "--bot-delay", str(bot_delay)],
+         "--bot-delay", str(bot_delay), "--no-limits"],  # every table comes from one address
         stdout=subprocess.PIPE, text=True)
     assert proc.stdout is not None
     line = proc.stdout.readline()
@@ -147,6 +147,26 @@ def _cpu_seconds(pid: int) -> float | None:
         return None
 
 
+def _rss_mib(pid: int) -> float | None:
+    """Resident memory of a process in MiB (Linux /proc)."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except (OSError, ValueError):
+        return None
+    return None
+
+
+async def _watch_memory(pid: int, peak: list[float]) -> None:
+    while True:
+        rss = _rss_mib(pid)
+        if rss is not None:
+            peak[0] = max(peak[0], rss)
+        await asyncio.sleep(0.5)
+
+
 def pct(xs: list[float], p: float) -> float:
     if not xs:
         return float("nan")
@@ -161,6 +181,10 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     base = args.url
     if not base:
         proc, base, tmp = start_server(args.bot_delay)
+    rss_before = _rss_mib(proc.pid) if proc is not None else None
+    peak = [rss_before or 0.0]
+    watcher = (asyncio.get_running_loop().create_task(_watch_memory(proc.pid, peak))
+               if proc is not None else None)
     try:
         t0 = time.monotonic()
         tables = await create_tables(base, args.tables, args.players, args.seed)
@@ -179,10 +203,16 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 stats.errors.append(f"{type(r).__name__}: {r}")
         lat = [x * 1000 for x in stats.latencies]
         cpu = _cpu_seconds(proc.pid) if proc is not None else None
+        client_cpu = _cpu_seconds(os.getpid())
+        mem = ({"rss_start_mib": round(rss_before, 1), "rss_peak_mib": round(peak[0], 1),
+                "kib_per_table": round((peak[0] - rss_before) * 1024 / args.tables, 1)}
+               if rss_before is not None else {})
         return {
+            **mem,
             "server_cpu_s": round(cpu, 2) if cpu is not None else None,
             "server_cpu_ms_per_move": round(1000 * cpu / stats.moves_total, 3)
             if cpu is not None and stats.moves_total else None,
+            "client_cpu_s": round(client_cpu, 2) if client_cpu is not None else None,
             "tables": args.tables, "players": args.players, "deals_per_table": args.deals,
             "bot_delay_s": args.bot_delay, "think_s": args.think,
             "create_s": round(created, 2), "play_s": round(elapsed, 2),
@@ -196,12 +226,60 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             "errors": len(stats.errors), "error_samples": stats.errors[:10],
         }
     finally:
+        if watcher is not None:
+            watcher.cancel()
         if proc is not None:
             proc.terminate()
             with contextlib.suppress(Exception):
                 proc.wait(timeout=10)
         if tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)
+
+
+class _MemoryStore:
+    """A store that keeps nothing: the cost benchmark measures the server's own work."""
+
+    async def add_move(self, *_a: Any) -> None:
+        return None
+
+    async def start_deal(self, *_a: Any) -> None:
+        return None
+
+    async def set_finished(self, *_a: Any) -> None:
+        return None
+
+
+async def move_cost(deals: int = 15, preset_name: str = "kaksi-pakkaa", players: int = 8,
+                    seed: int = 1) -> dict[int, float]:
+    """Server time per move (the move, every connection's view and its JSON text) by how far
+    the deal has got, in ms: ``{first event of the bucket: median}``. Every seat and one
+    spectator are connected; random bots play."""
+    from ..rules import preset
+    from .tables import Conn, LiveTable
+
+    buckets: dict[int, list[float]] = {}
+    for d in range(deals):
+        config = {"preset": preset_name, "rules": preset(preset_name).to_dict(),
+                  "seed": seed + d, "seats": [{"kind": "bot", "bot": "random",
+                                               "name": f"P{i}"} for i in range(players)]}
+        t = LiveTable("cost-benchmark", config, _MemoryStore(), 0.0)  # type: ignore[arg-type]
+        t.closed = True  # this loop makes the bots' moves itself
+        conns = [Conn(seat=s) for s in range(players)] + [Conn()]
+        t.conns = set(conns)
+        await t.start_first_deal()
+        g = t.game
+        assert g is not None
+        while not g.is_over():
+            t0 = time.perf_counter()
+            async with t.lock:
+                await t._bot_step()
+            for c in conns:
+                while not c.queue.empty():
+                    msg = c.queue.get_nowait()
+                    if msg is not None:
+                        t.encode_state(msg, "fi")
+            buckets.setdefault(len(g.events) // 50 * 50, []).append(time.perf_counter() - t0)
+    return {b: 1000 * statistics.median(xs) for b, xs in sorted(buckets.items())}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -219,7 +297,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--url", default=None, help="use a running server instead of starting one")
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
+    p.add_argument("--cost", action="store_true",
+                   help="instead: measure the server's time per move in-process, by how far "
+                   "the deal has got (8 seats, two decks, a spectator; no network, no database)")
     args = p.parse_args(argv)
+    if args.cost:
+        for start, ms in asyncio.run(move_cost(seed=args.seed)).items():
+            print(f"events {start}–{start + 49}: {ms:.3f} ms per move (9 connections)")
+        return 0
     if not 1 <= args.tables <= 2000 or not 2 <= args.players <= 8 or not 1 <= args.deals <= 20:
         p.error("--tables 1..2000, --players 2..8, --deals 1..20")
     report = asyncio.run(run(args))
@@ -236,6 +321,9 @@ def main(argv: list[str] | None = None) -> int:
         if report["server_cpu_s"] is not None:
             print(f"server CPU: {report['server_cpu_s']} s "
                   f"({report['server_cpu_ms_per_move']} ms per move)")
+        if "kib_per_table" in report:
+            print(f"server memory: {report['rss_start_mib']} MiB at start, peak "
+                  f"{report['rss_peak_mib']} MiB ({report['kib_per_table']} KiB per table)")
         print(f"errors: {report['errors']}")
         for e in report["error_samples"]:
             print(f"  {e}")

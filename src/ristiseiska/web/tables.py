@@ -10,26 +10,31 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import hashlib
 import hmac
+import json
 import logging
 import random
 import secrets
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import i18n
+from .. import fair, i18n
 from ..bots.pool import BotPool, shared_pool
 from ..game import Game, IllegalMoveError
 from ..match import Match
 from ..moves import Move, MoveError
+from ..record import record_from_game
 from ..rules import Rules
 from ..store import Store, StoredTable
 from ..table import Table
-from ..view import public_event
+from ..view import make_view, public_event
 from . import bots as botlib
+from .security import InputError, clean_text, name_key
 
 MAX_NAME = 24
 MAX_OUTBOX = 500  # messages waiting for one slow connection
@@ -37,6 +42,29 @@ MAX_CONNECTIONS = 64  # per table: players, their reconnecting tabs and spectato
 # How long a friend must be gone before the host may seat a stand-in bot for them: long enough
 # that a page reload or a short network drop never costs anyone their seat.
 AWAY_GRACE = 20.0
+
+MAX_MOVE_IDS = 256  # acknowledged move ids remembered per seat (a resent id gets its ack again)
+HISTORY = "\u0000history\u0000"  # placeholders the writer replaces with cached JSON
+LOG = "\u0000log\u0000"
+log = logging.getLogger("ristiseiska.web")
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def store_error(e: Exception, doing: str) -> ActionError:
+    """A storage failure as a clear, stable error (nothing was changed)."""
+    text = str(e).lower()
+    if "readonly" in text or "read-only" in text or "read only" in text:
+        why = "the database is read-only"
+    elif "disk" in text and "full" in text:
+        why = "the database disk is full"
+    elif "locked" in text:
+        why = "the database is busy"
+    else:
+        why = f"the database refused ({type(e).__name__})"
+    return ActionError("store", f"{doing}: {why}; nothing was changed")
 
 
 def hash_token(token: str) -> str:
@@ -58,6 +86,7 @@ class Conn:
 
     seat: int | None = None
     queue: asyncio.Queue[dict[str, Any] | None] = field(default_factory=asyncio.Queue)
+    addr: str = ""
     overflow: bool = False
     last_info: dict[str, Any] | None = None  # the table part this connection has
 
@@ -113,6 +142,11 @@ class LiveTable:
         # a bot-only table starts at once.
         self.started = not self.has_friends
         self.away_grace = AWAY_GRACE
+        # (deal, seat) -> the history's events as JSON texts, one per event, as seat sees them
+        self._hist: dict[tuple[int, int | None], list[str]] = {}
+        self._acked: dict[int, OrderedDict[Any, str]] = {}
+        self.last_active = time.monotonic()
+        self.store_failures = 0
 
     # -- building ---------------------------------------------------------------------------
     @classmethod
@@ -192,19 +226,33 @@ class LiveTable:
             raise ActionError("bad-seat", f"no seat {seat} at this table")
         if self.seats[seat].kind != "friend":
             raise ActionError("bot-seat", "a bot plays that seat")
-        name = " ".join(str(name).split())[:MAX_NAME] or self.seats[seat].name
+        try:
+            name = clean_text(name, MAX_NAME) or self.seats[seat].name
+        except InputError as e:
+            raise ActionError(e.code, e.message) from None
         token = secrets.token_urlsafe(24)
         async with self.lock:
             if self.seats[seat].token_hash is not None:
                 raise ActionError("seat-taken", "somebody already sits there")
+            key = name_key(name)
+            clash = [i for i, s in enumerate(self.seats) if i != seat and name_key(s.name) == key]
+            if any(self.seats[i].kind == "friend" for i in clash):
+                raise ActionError("name-taken", f"{name!r} is already at this table; "
+                                  "choose another name")
+            renames = self._rename_bots(clash, name)  # a bot gives its name up to a person
             h = hash_token(token)
-            if not await self.store.claim_seat(self.id, seat, name, h):
+            try:
+                stored = await self.store.claim_seat(self.id, seat, name, h, renames)
+            except Exception as e:  # noqa: BLE001 - every storage failure is reported alike
+                raise store_error(e, "the seat could not be saved") from e
+            if not stored:
                 raise ActionError("seat-taken", "somebody already sits there")
             self.seats[seat].token_hash = h
-            self.seats[seat].name = name
-            self.match.names[seat] = name
-            for g in self.games:
-                g.names[seat] = name
+            for i, new in {**renames, seat: name}.items():
+                self.seats[i].name = new
+                self.match.names[i] = new
+                for g in self.games:
+                    g.names[i] = new
             self._log.clear()
             self.seats[seat].away_since = time.monotonic()  # until their page connects
             if not self.started and self._all_friends_seated():
@@ -246,6 +294,14 @@ class LiveTable:
             self._broadcast()
         self.kick()
 
+    def _rename_bots(self, seats: list[int], taken: str) -> dict[int, str]:
+        used = {name_key(s.name) for s in self.seats} | {name_key(taken)}
+        free = [n for n in i18n.PLAYER_NAMES if name_key(n) not in used]
+        out = {}
+        for i in seats:
+            out[i] = free.pop(0) if free else f"{self.seats[i].bot or 'bot'} {i + 1}"
+        return out
+
     # -- messages out -----------------------------------------------------------------------
     def public_info(self) -> dict[str, Any]:
         online = self._online()
@@ -264,24 +320,49 @@ class LiveTable:
             "host": self.host,
             "deals_finished": len(self.match.results),
             "match_over": self.match.is_over(),
+            **self.fairness(),
         }
 
+    def fairness(self) -> dict[str, Any]:
+        """The match seed's commitment (from the start) and, once the match is over, the seed
+        and salt that open it (fair.py). ``seed_chosen``: the creator picked the seed."""
+        c = self.config
+        out: dict[str, Any] = {"seed_commitment": c.get("seed_commitment"),
+                               "seed_chosen": bool(c.get("seed_chosen"))}
+        if c.get("seed_chosen"):
+            out["seed"] = int(c["seed"])  # a chosen seed is no secret
+        if self.match.is_over() and c.get("seed_salt"):
+            out["seed"] = int(c["seed"])
+            out["seed_salt"] = c["seed_salt"]
+        return out
+
     def view_for(self, seat: int | None) -> dict[str, Any] | None:
+        """``seat``'s view (``None``: a spectator's) with the full history."""
+        d = self._view(seat)
+        if d is not None:
+            d["history"] = [json.loads(e) for e in self._history(seat)]
+        return d
+
+    def _view(self, seat: int | None) -> dict[str, Any] | None:
+        """The view without its history (``"history"`` is a placeholder)."""
         g = self.game
         if g is None:
             return None
         if seat is not None:
-            d = dict(g.view(seat).to_dict())
+            d = dict(make_view(g, seat, history=False).to_dict())
             if not self.started:  # nobody moves before the deal starts
                 d["legal_moves"] = []
-            return self._decorate(g, d)
-        # A spectator: the public part of any seat's view, without hand, moves or private cards.
-        d = dict(g.view(0).to_dict())
-        d["seat"] = None
-        d["hand"] = []
-        d["legal_moves"] = []
-        mark = g.rules.distinct_decks
-        d["history"] = [public_event(e.to_dict(mark), None) for e in g.events]
+        else:
+            # A spectator: the public part of a seat's view with everything private emptied
+            # (hand, legal moves, dead cards); the history is the spectator's own.
+            d = dict(make_view(g, 0, history=False).to_dict())
+            d["seat"] = None
+            d["hand"] = []
+            d["legal_moves"] = []
+            if "dead" in d:
+                d["dead"] = []
+            d.pop("open_hands", None)
+        d["history"] = HISTORY
         return self._decorate(g, d)
 
     @staticmethod
@@ -293,6 +374,70 @@ class LiveTable:
             mark = g.rules.distinct_decks
             d["final_hands"] = [[c.notation(mark) for c in g.hand(s)] for s in range(g.n)]
         return d
+
+    def _views(self, seats: set[int | None]) -> dict[int | None, dict[str, Any] | None]:
+        """Views (history placeholders) for several seats at once: the public part is built
+        once and each seat gets only its own fields (hand, legal moves, dead cards), which
+        are exactly the fields of ``SeatView.to_dict`` that depend on the seat."""
+        g = self.game
+        if g is None:
+            return dict.fromkeys(seats)
+        base = self._view(None)
+        assert base is not None
+        mark = g.rules.distinct_decks
+        out: dict[int | None, dict[str, Any] | None] = {}
+        for seat in seats:
+            if seat is None:
+                out[seat] = base
+                continue
+            d = dict(base)
+            d["seat"] = seat
+            d["hand"] = [c.notation(mark) for c in g.hand(seat)]
+            d["legal_moves"] = ([m.text(mark) for m in g.legal_moves()]
+                                if g.to_move == seat and self.started else [])
+            if "dead" in d:
+                d["dead"] = [c.notation(mark) for c in g.dead_cards(seat)]
+            out[seat] = d
+        return out
+
+    def _history(self, seat: int | None) -> list[str]:
+        """The current deal's events as ``seat`` may see them, each as JSON text, extended
+        by the events since the last call (so a move costs the same late in a deal)."""
+        g = self.game
+        assert g is not None
+        key = (len(self.games), seat)
+        parts = self._hist.get(key)
+        if parts is None:
+            parts = self._hist[key] = []
+            for k in [k for k in self._hist if k[0] < key[0] - 1]:
+                del self._hist[k]  # older deals: no queued message can need them any more
+        if len(parts) < len(g.events):
+            mark = g.rules.distinct_decks
+            for e in g.events[len(parts):]:
+                parts.append(_dumps(public_event(e.to_dict(mark), seat)))
+        return parts
+
+    def encode_state(self, msg: dict[str, Any], lang: str) -> str:
+        """A queued state as the JSON text for its connection: the cached history and log
+        (in ``lang``) are spliced in where the placeholders are."""
+        view = msg.get("view")
+        if view is None or view.get("history") != HISTORY:
+            return _dumps(msg)
+        deal, seat, count = msg["_hist"]
+        parts = self._hist.get((deal, seat), [])[:count]
+        names = view["names"]
+        body = {k: v for k, v in msg.items() if k != "_hist"}
+        body["log"] = LOG
+        body["labels"] = {m: i18n.describe_move(m, lang) for m in view["legal_moves"]}
+        text = _dumps(body)
+        log_key = (deal, seat, lang)
+        sentences = self._log.get(log_key)
+        if sentences is None or len(sentences) > len(parts):
+            sentences = self._log[log_key] = []
+        for p in parts[len(sentences):]:
+            sentences.append(_dumps(i18n.describe_event(json.loads(p), names, lang)))
+        text = text.replace(_dumps(HISTORY), "[" + ",".join(parts) + "]", 1)
+        return text.replace(_dumps(LOG), "[" + ",".join(sentences[:count]) + "]", 1)
 
     def sheet(self) -> dict[str, Any]:
         return {
@@ -307,38 +452,34 @@ class LiveTable:
     def state_for(self, conn: Conn, info: dict[str, Any], sheet: dict[str, Any]) -> dict[str, Any]:
         """A full state for one connection (always with the table part)."""
         conn.last_info = info
-        return {"type": "state", "you": conn.seat, "table": info, "sheet": sheet,
-                "deal": len(self.games), "view": self.view_for(conn.seat)}
+        view = self._view(conn.seat)
+        msg: dict[str, Any] = {"type": "state", "you": conn.seat, "table": info,
+                               "sheet": sheet, "deal": len(self.games), "view": view}
+        if view is not None:
+            msg["_hist"] = (len(self.games), conn.seat, len(self._history(conn.seat)))
+        return msg
 
     def _broadcast(self) -> None:
         """Queue each connection its own state. The table part (seats, rules) is sent only
         when it changed since that connection last got it; the page keeps the last one."""
         info = self.public_info()
         sheet = self.sheet()
-        cache: dict[int | None, dict[str, Any] | None] = {}
+        self.last_active = time.monotonic()
+        cache = self._views({c.seat for c in self.conns})
         for c in list(self.conns):
-            if c.seat not in cache:
-                cache[c.seat] = self.view_for(c.seat)
-            msg = {"type": "state", "you": c.seat, "sheet": sheet, "deal": len(self.games),
-                   "view": cache[c.seat]}
+            msg: dict[str, Any] = {"type": "state", "you": c.seat, "sheet": sheet,
+                                   "deal": len(self.games), "view": cache[c.seat]}
+            if cache[c.seat] is not None:
+                msg["_hist"] = (len(self.games), c.seat, len(self._history(c.seat)))
             if c.last_info != info:
                 msg["table"] = c.last_info = info
             c.send(msg)
 
-    def described(self, seat: int | None, lang: str, history: list[dict[str, Any]],
-                  names: list[str]) -> list[str]:
-        """The deal's history as sentences for ``seat`` in ``lang`` (cached, grows by event)."""
-        key = (len(self.games), seat, lang)
-        cached = self._log.get(key)
-        if cached is None or len(cached) > len(history):
-            cached = self._log[key] = []
-        for ev in history[len(cached):]:
-            cached.append(i18n.describe_event(ev, names, lang))
-        return list(cached)
-
     # -- connections ------------------------------------------------------------------------
     async def attach(self, conn: Conn) -> None:
         async with self.lock:
+            if self.closed:  # unloaded from memory meanwhile: the caller loads it again
+                raise ActionError("reload", "the table was reloaded; connect again")
             if len(self.conns) >= MAX_CONNECTIONS:
                 raise ActionError("table-full", "too many connections to this table")
             self.conns.add(conn)
@@ -346,8 +487,10 @@ class LiveTable:
         self.kick()
 
     async def detach(self, conn: Conn) -> None:
+        # first, without waiting for the lock: a cancelled handler must still leave
+        self.conns.discard(conn)
+        self.last_active = time.monotonic()
         async with self.lock:
-            self.conns.discard(conn)
             seat = conn.seat
             if seat is not None and seat not in self._online():
                 self.seats[seat].away_since = time.monotonic()
@@ -365,6 +508,13 @@ class LiveTable:
     def idle(self) -> bool:
         """Nothing left to do in memory: the match is over and nobody is watching."""
         return not self.conns and self.match.is_over()
+
+    def unloadable(self, idle_seconds: float) -> bool:
+        """Nobody has watched for ``idle_seconds`` and no bot is mid-move: the table may
+        leave memory (it is rebuilt from the store on the next visit)."""
+        return (not self.conns and not self.lock.locked()
+                and (self._bot_task is None or self._bot_task.done())
+                and time.monotonic() - self.last_active >= idle_seconds)
 
     async def join(self, conn: Conn, seat: Any, token: Any) -> None:
         async with self.lock:
@@ -391,7 +541,7 @@ class LiveTable:
                                       str(move))
         except Exception as e:
             g.pop()
-            raise ActionError("store", f"the move could not be saved: {type(e).__name__}") from e
+            raise store_error(e, "the move could not be saved") from e
         if g.result is not None:
             self.match.add_result(g.result)
             if self.match.is_over():
@@ -399,30 +549,50 @@ class LiveTable:
                     await self.store.set_finished(self.id)
         self._broadcast()
 
-    async def play(self, seat: int | None, text: Any) -> str:
+    async def play(self, seat: int | None, text: Any, move_id: Any = None) -> str:
+        """Play ``text`` for ``seat``. A ``move_id`` already acknowledged for this seat with
+        the same move is answered again without playing it twice."""
         if seat is None:
             raise ActionError("not-seated", "spectators cannot play; take a seat first")
         if not isinstance(text, str) or not 0 < len(text) <= 32:
             raise ActionError("bad-move", "a move is a short text such as 'H6' or 'stop'")
+        if move_id is not None and not (isinstance(move_id, str) and len(move_id) <= 64
+                                        or isinstance(move_id, int)
+                                        and not isinstance(move_id, bool)):
+            raise ActionError("bad-id", "a move id is a whole number or a short text")
+        acked = self._acked.setdefault(seat, OrderedDict())
         async with self.lock:
-            g = self.game
-            if g is None or g.is_over():
-                raise ActionError("no-deal", "no deal is being played now")
-            if not self.started:
-                raise ActionError("waiting", "the deal starts when every friend has sat down")
-            if g.to_move != seat:
-                raise ActionError("not-your-turn", f"it is seat {g.to_move}'s move, not yours")
-            try:
-                move = g.parse_move(text)
-            except IllegalMoveError as e:
-                raise ActionError("illegal", str(e)) from e
-            except (MoveError, ValueError) as e:
-                raise ActionError("bad-move", str(e)) from e
-            try:
-                await self._apply(seat, move)
-            except IllegalMoveError as e:
-                raise ActionError("illegal", str(e)) from e
+            if move_id is not None and move_id in acked:
+                if acked[move_id] != text.strip().upper() and acked[move_id] != text:
+                    raise ActionError("id-reused", f"move id {move_id!r} was already used "
+                                      f"for {acked[move_id]}")
+                return acked[move_id]
+            played = await self._play_locked(seat, text)
+            if move_id is not None:
+                acked[move_id] = played
+                if len(acked) > MAX_MOVE_IDS:
+                    acked.popitem(last=False)
         self.kick()
+        return played
+
+    async def _play_locked(self, seat: int, text: str) -> str:
+        g = self.game
+        if g is None or g.is_over():
+            raise ActionError("no-deal", "no deal is being played now")
+        if not self.started:
+            raise ActionError("waiting", "the deal starts when every friend has sat down")
+        if g.to_move != seat:
+            raise ActionError("not-your-turn", f"it is seat {g.to_move}'s move, not yours")
+        try:
+            move = g.parse_move(text)
+        except IllegalMoveError as e:
+            raise ActionError("illegal", str(e)) from e
+        except (MoveError, ValueError) as e:
+            raise ActionError("bad-move", str(e)) from e
+        try:
+            await self._apply(seat, move)
+        except IllegalMoveError as e:
+            raise ActionError("illegal", str(e)) from e
         return str(move)
 
     async def next_deal(self, seat: int | None) -> None:
@@ -438,7 +608,10 @@ class LiveTable:
             raise ActionError("deal-running", "the deal is still being played")
         if self.match.is_over():
             raise ActionError("match-over", "the match is over")
-        await self.store.start_deal(self.id, len(self.games))
+        try:
+            await self.store.start_deal(self.id, len(self.games))
+        except Exception as e:  # noqa: BLE001
+            raise store_error(e, "the next deal could not be saved") from e
         self.games.append(self.match.new_deal())
         self._broadcast()
 
@@ -461,6 +634,10 @@ class LiveTable:
         g = self.game
         if g is None or not self.started:
             return None
+        if not self.conns:
+            # nobody connected: the bots wait (a bots-only table would otherwise play on
+            # unseen forever, and a process that only created a table must not play it)
+            return None
         if g.is_over():
             if not self.has_friends and not self.match.is_over():
                 return "deal"
@@ -472,9 +649,20 @@ class LiveTable:
             # a little jitter: bots feel less mechanical and many tables do not move in step
             await asyncio.sleep(self.bot_delay * self._pace.uniform(0.7, 1.3))
             try:
-                await self._bot_step()
-            except ActionError:  # the store refused (e.g. the database is away): retry later
-                await asyncio.sleep(1.0)
+                await self._bot_step()  # it takes the lock itself (not while a bot thinks)
+                self.store_failures = 0
+            except ActionError as e:  # the store refused (e.g. the database is away)
+                self.store_failures += 1
+                if self.store_failures == 1:
+                    log.warning("table %s: %s", self.id, e.message)
+                if self.store_failures >= 5:  # stop; the next visitor's connection retries
+                    self._error_all(e)
+                    return
+                await asyncio.sleep(min(30.0, 2.0 ** self.store_failures))
+
+    def _error_all(self, e: ActionError) -> None:
+        for c in list(self.conns):
+            c.send({"type": "error", "code": e.code, "message": e.message})
 
     async def _bot_step(self) -> None:
         async with self.lock:
@@ -534,23 +722,35 @@ class LiveTable:
 class Tables:
     """All live tables, loaded from the store on first use."""
 
-    def __init__(self, store: Store, bot_delay: float, pool: BotPool | None = None) -> None:
+    def __init__(self, store: Store, bot_delay: float, pool: BotPool | None = None,
+                 open_tables: int = 5000,
+                 idle_seconds: float = 300.0, seed_source: Callable[[], int] | None = None
+                 ) -> None:
         self.store = store
         self.bot_delay = bot_delay
         self.pool = pool
+        self.open_tables = open_tables
+        self.idle_seconds = idle_seconds
+        self.seed_source = seed_source or fair.new_seed
         self.live: dict[str, LiveTable] = {}
         self._loading = asyncio.Lock()
+        self._sweeper: asyncio.Task[None] | None = None
 
     async def get(self, table_id: str) -> LiveTable:
         t = self.live.get(table_id)
         if t is not None:
+            t.last_active = time.monotonic()
             return t
         if not isinstance(table_id, str) or not 8 <= len(table_id) <= 64:
             raise ActionError("no-table", "no such table")
         async with self._loading:
             t = self.live.get(table_id)
             if t is None:
-                st = await self.store.load(table_id)
+                self._make_room()
+                try:
+                    st = await self.store.load(table_id)
+                except Exception as e:  # noqa: BLE001
+                    raise store_error(e, "the table could not be read") from e
                 if st is None:
                     raise ActionError("no-table", "no such table")
                 try:
@@ -562,26 +762,114 @@ class Tables:
                 self.live[table_id] = t
         return t
 
+    def seal(self, config: dict[str, Any]) -> dict[str, Any]:
+        """Give a new table's configuration its match seed and the commitment to it: drawn
+        here unless the creator chose one (then marked ``seed_chosen``)."""
+        config = dict(config)
+        chosen = config.get("seed") is not None
+        if not chosen:
+            config["seed"] = self.seed_source()
+        salt = fair.new_salt()
+        config["seed_salt"] = salt
+        config["seed_commitment"] = fair.commitment(int(config["seed"]), salt)
+        config["seed_chosen"] = chosen
+        return config
+
+    def _make_room(self) -> None:
+        """Refuse a table when memory is full of live tables, after unloading idle ones."""
+        if len(self.live) < self.open_tables:
+            return
+        self.unload_idle(5.0)
+        if len(self.live) >= self.open_tables:
+            raise ActionError("server-full", "the server has as many open tables as it "
+                              "can hold; try again in a few minutes")
+
     async def create(self, config: dict[str, Any]) -> LiveTable:
+        self._make_room()
+        config = self.seal(config)
         table_id = secrets.token_urlsafe(16)
-        await self.store.create_table(table_id, config, [s["name"] for s in config["seats"]])
+        try:
+            await self.store.create_table(table_id, config,
+                                          [s["name"] for s in config["seats"]])
+        except Exception as e:  # noqa: BLE001 - e.g. a read-only or full database
+            raise store_error(e, "the table could not be saved") from e
         t = LiveTable(table_id, config, self.store, self.bot_delay)
         t.pool = self.pool
         self.live[table_id] = t
-        await t.start_first_deal()
+        try:
+            await t.start_first_deal()
+        except Exception as e:  # noqa: BLE001
+            self.live.pop(table_id, None)
+            raise store_error(e, "the first deal could not be saved") from e
         t.kick()
         return t
 
+    def unload_idle(self, idle_seconds: float | None = None) -> int:
+        """Drop tables nobody has used for ``idle_seconds`` from memory (they stay stored
+        and are loaded again on the next visit). Returns how many left."""
+        limit = self.idle_seconds if idle_seconds is None else idle_seconds
+        gone = [tid for tid, t in self.live.items() if t.unloadable(limit)]
+        for tid in gone:
+            t = self.live.pop(tid)
+            t.closed = True
+        return len(gone)
+
+    def start_sweeper(self, gc_freeze_every: float = 1.0, gc_full_every: float = 600.0) -> None:
+        """Unload idle tables now and then, and keep the garbage collector's pauses short:
+        with a thousand tables in memory a full collection walks every object and stalled
+        every table for up to 0.3 s (measured). Objects that survived a while are frozen
+        (left out of collections) every ``gc_freeze_every`` seconds, so a collection only
+        walks what is new; every ``gc_full_every`` seconds they are thawed and one full
+        collection frees any cycles among them."""
+        async def sweep() -> None:
+            period = max(1.0, min(60.0, self.idle_seconds / 4))
+            last_sweep = last_full = time.monotonic()
+            while True:
+                await asyncio.sleep(min(period, gc_freeze_every))
+                now = time.monotonic()
+                if now - last_sweep >= period:
+                    self.unload_idle()
+                    last_sweep = now
+                if now - last_full >= gc_full_every:
+                    gc.unfreeze()
+                    gc.collect()
+                    last_full = now
+                gc.freeze()
+
+        gc.freeze()
+        self._sweeper = asyncio.get_running_loop().create_task(sweep())
+
     async def resume_all(self) -> None:
-        """After a restart: load unfinished tables so bot-only tables play on by themselves."""
-        for tid in await self.store.unfinished_ids():
-            with contextlib.suppress(Exception):
-                t = await self.get(tid)
-                t.kick()
+        """Nothing to do at start-up: every table is loaded on its first visit (bots-only
+        tables pause while nobody watches, so none needs to run unseen). Kept for callers."""
 
     async def close(self) -> None:
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._sweeper
+            gc.unfreeze()
         for t in self.live.values():
             await t.close()
+
+
+def finished(t: LiveTable) -> list[tuple[int, Game]]:
+    """The table's finished deals with their indexes."""
+    return [(i, g) for i, g in enumerate(t.games) if g.is_over()]
+
+
+def record_of(t: LiveTable, index: int, g: Game) -> dict[str, Any]:
+    """Deal ``index`` of table ``t`` as a record, with the match seed's commitment (and, once
+    the match is over, the seed and salt that open it)."""
+    extra: dict[str, Any] = {"deal": index + 1}
+    fairness = t.fairness()
+    if fairness.get("seed_commitment"):
+        extra["match_seed_commitment"] = fairness["seed_commitment"]
+        extra["match_seed_chosen"] = fairness["seed_chosen"]
+        if "seed_salt" in fairness:  # the match is over: the seed is revealed
+            extra["match_seed"] = fairness["seed"]
+            extra["match_seed_salt"] = fairness["seed_salt"]
+    return record_from_game(g, preset=t.config.get("preset"), extra=extra)
 
 
 def board_layout(table: Table) -> dict[str, Any]:
@@ -596,7 +884,7 @@ def board_layout(table: Table) -> dict[str, Any]:
 
 
 def random_seed() -> int:
-    return random.SystemRandom().getrandbits(62)
+    return fair.new_seed()
 
 
 Chooser = Callable[[Any], Move]
