@@ -469,7 +469,7 @@ def _replay(rec: Mapping[str, Any], verify_seed: bool) -> Game:
 def _check_fair(rec: Mapping[str, Any], game: Game) -> None:
     """A web table's record carries the match seed's commitment (published when the table was
     made) and, once the match is over, the seed and salt: they must agree with each other, with
-    the deal's shuffle seed and with the dealt hands (RULES.md §6 extra keys, see fair.py)."""
+    the deal's shuffle seed and with the dealt hands (extra record keys, docs/records.md; see fair.py)."""
     published = rec.get("match_seed_commitment")
     revealed = rec.get("match_seed")
     if published is None:
