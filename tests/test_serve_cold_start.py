@@ -98,7 +98,9 @@ def test_cold_cache_master_table_does_not_freeze_the_server(tmp_path: Path) -> N
             ws: list[float] = []
             stop = asyncio.Event()
             tasks = [asyncio.create_task(_http_pinger(base + "/api/meta", meta, stop)),
-                     asyncio.create_task(_ws_pinger(base, other["id"], ws, stop))]
+                     asyncio.create_task(_ws_pinger(base, other["id"], ws, stop)),
+                     # somebody watches the bots' table: unwatched bot tables pause
+                     asyncio.create_task(_ws_pinger(base, bots["id"], ws, stop))]
             while time.perf_counter() - started < DEAL_TIMEOUT:
                 took, info = await asyncio.to_thread(_get, base + f"/api/tables/{bots['id']}")
                 table.append(took)

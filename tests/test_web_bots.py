@@ -80,10 +80,11 @@ def test_a_failing_bot_is_logged_with_table_and_seat_and_the_table_plays_on(
             {"kind": "bot", "bot": "expert"}] * 3})
         assert r.status_code == 201, r.text
         tid = r.json()["id"]
-        for _ in range(200):
-            if client.get(f"/api/tables/{tid}").json()["deals_finished"] >= 1:
-                break
-            time.sleep(0.05)
+        with client.websocket_connect(f"/ws/{tid}"):  # bots play while somebody watches
+            for _ in range(200):
+                if client.get(f"/api/tables/{tid}").json()["deals_finished"] >= 1:
+                    break
+                time.sleep(0.05)
         assert client.get(f"/api/tables/{tid}").json()["deals_finished"] >= 1
     failures = [rec for rec in caplog.records if "failed" in rec.getMessage()]
     assert failures, "the broken bot was not logged"
@@ -101,10 +102,11 @@ def test_a_master_table_plays_through_the_apps_pool(tmp_path: Path) -> None:
         assert r.status_code == 201, r.text
         tid = r.json()["id"]
         deadline = time.monotonic() + 600
-        while time.monotonic() < deadline:
-            if client.get(f"/api/tables/{tid}").json()["deals_finished"] >= 1:
-                break
-            time.sleep(0.1)
+        with client.websocket_connect(f"/ws/{tid}"):  # bots play while somebody watches
+            while time.monotonic() < deadline:
+                if client.get(f"/api/tables/{tid}").json()["deals_finished"] >= 1:
+                    break
+                time.sleep(0.1)
         assert client.get(f"/api/tables/{tid}").json()["deals_finished"] >= 1
         assert app.state.bot_pool._executor is not None  # the master thought in the pool
 

@@ -18,6 +18,12 @@ function t(key, params = {}) {
   const s = CATALOG.texts[key] ?? key;
   return s.replace(/\{(\w+)\}/g, (m, k) => (k in params ? String(params[k]) : m));
 }
+// Move ids: unique for this page (a random prefix and a counter).
+const MOVE_PREFIX = Math.random().toString(36).slice(2, 10);
+let moveCounter = 0;
+function nextMoveId() { moveCounter += 1; return `${MOVE_PREFIX}-${moveCounter}`; }
+// A bot level in the page's language (the terminal game's names: taitava, mestari …).
+function levelName(b) { return `tui.level.${b}` in CATALOG.texts ? t(`tui.level.${b}`) : b; }
 // Plural forms are separate keys ending in .one / .other (as in the Python catalogs).
 function tn(key, n, params = {}) { return t(`${key}.${Math.abs(n) === 1 ? "one" : "other"}`, { ...params, n }); }
 function cardName(code) {
@@ -206,7 +212,7 @@ function Lobby({ lang }) {
         </select>
         ${s.kind === "bot"
           ? html` <select data-action="bot-level" aria-label=${t("web.lobby.level")} value=${s.bot || meta.default_bot} onChange=${(e) => setSeat(i, { bot: e.target.value })}>
-              ${meta.bots.map((b) => html`<option value=${b}>${b}</option>`)}</select>`
+              ${meta.bots.map((b) => html`<option value=${b}>${levelName(b)}</option>`)}</select>`
           : html` <input data-action="seat-name" size="12" maxlength="24" aria-label=${t("web.lobby.name")} placeholder=${i === seats.findIndex((x) => x.kind === "friend") ? t("web.lobby.your_name") : t("web.lobby.name")}
               value=${s.name || ""} onInput=${(e) => setSeat(i, { name: e.target.value })}/>`}
       </fieldset>`)}
@@ -416,7 +422,8 @@ function TablePage({ id, lang }) {
   const play = (m) => {
     if (pending) return; // a double click sends one move, not two
     setChoice(null);
-    if (send({ type: "move", move: m })) setPending(true);
+    // a move id makes a resent move harmless: the server acknowledges it again, plays it once
+    if (send({ type: "move", move: m, id: nextMoveId() })) setPending(true);
   };
   const byCard = {};
   for (const m of legal) { const c = moveCard(m); if (c) (byCard[c] = byCard[c] || []).push(m); }
@@ -588,7 +595,7 @@ function Seat({ s, i, view, you, log, waiting, mine = false, isHost = false, sen
     : "";
   return html`<div class=${"player" + (toMove ? " to-move" : "") + (mine ? " me" : "")} data-seat=${i} data-to-move=${toMove ? "true" : undefined}>
     <div class="pname"><strong>${s.name}</strong>${mine ? ` (${t("web.table.you")})` : ""}
-      ${s.kind === "bot" && html`<small> · ${t("web.table.bot")} ${s.bot}</small>`}
+      ${s.kind === "bot" && html`<small> · ${t("web.table.bot")} ${levelName(s.bot)}</small>`}
       ${view && view.dealer === i && html`<small> · ${t("web.table.dealer")}</small>`}
       ${presence && html`<small class="presence"> · ${presence}</small>`}</div>
     ${!mine && view && html`<div class="fan" aria-hidden="true">${Array.from({ length: Math.min(count, 10) }, (_, k) => html`<span class="back" key=${k}></span>`)}</div>`}
