@@ -191,6 +191,7 @@ def test_cli_text_in_both_languages_and_the_plot(capsys: Any, tmp_path: Path) ->
     assert main(["analyze", str(KNOWN), "--seat", "3", "--lang", "en", "--plot", str(png)]) == 0
     out = capsys.readouterr().out
     assert "Where did I lose points?" in out and "mistake" in out and "DA" in out
+    assert "better: Play the ace of diamonds" in out  # the summary names moves in words
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert main(["analyze", str(KNOWN), "--seat", "3", "--hindsight"]) == 0
     out = capsys.readouterr().out

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ..i18n import t
+from ..i18n import describe_move, t
 from . import SeatAnalysis, reason_text
 
 
@@ -56,7 +56,9 @@ def where_lines(a: SeatAnalysis, lang: str = "fi") -> list[str]:
     if not worst:
         out.append("  " + t("analysis.where_none", lang))
     for d in worst:
-        out.append("  " + t("analysis.where_item", lang, index=d.index, move=d.move, best=d.best,
+        # moves in words ("Ota pantti", "Pelaa ruutuässä"), not their codes
+        out.append("  " + t("analysis.where_item", lang, index=d.index,
+                            move=describe_move(d.move, lang), best=describe_move(d.best, lang),
                             loss=f"{d.loss:.1f}", reason=reason_text(d, lang)).rstrip())
     return out
 
