@@ -271,8 +271,7 @@ async def move_cost(deals: int = 15, preset_name: str = "kaksi-pakkaa", players:
         assert g is not None
         while not g.is_over():
             t0 = time.perf_counter()
-            async with t.lock:
-                await t._bot_step()
+            await t._bot_step()  # it takes the table's lock itself
             for c in conns:
                 while not c.queue.empty():
                     msg = c.queue.get_nowait()
