@@ -345,7 +345,9 @@ def test_web_editor_offers_the_new_options_and_preset() -> None:
     assert presets["fan-tan"]["rules"]["ante"] is False
     seats = [{"kind": "friend", "name": "A"}, {"kind": "bot", "bot": "expert"}]
     build_config({"preset": "domino-fan-tan", "seats": seats})
-    build_config({"preset": "ristiseiska", "seats": seats * 2,
+    four = [{"kind": "friend", "name": "A"}, {"kind": "bot", "bot": "expert"},
+            {"kind": "friend", "name": "B"}, {"kind": "bot", "bot": "expert"}]
+    build_config({"preset": "ristiseiska", "seats": four,
                   "options": {"token_mode": "per-miss"}})
     with pytest.raises(ActionError, match="kahdestaan-pakka"):
         build_config({"preset": "ristiseiska-pyynto", "seats": seats})

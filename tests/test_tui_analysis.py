@@ -69,7 +69,8 @@ async def test_where_did_i_lose_points_screen() -> None:
         await pilot.pause()
         assert screen.analysis is not None
         body = str(screen.query_one("#where-body", Static).render())
-        assert "Event 58: you played S3, SQ was better" in body
+        assert ("Event 58: Play the three of spades; better: Play the queen of spades"
+                in body)
         await pilot.press("escape")
         assert not isinstance(app.screen, WhereLost)
 
