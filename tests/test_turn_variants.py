@@ -382,9 +382,9 @@ def test_v13_deal_from_a_seed() -> None:
             assert legal(g) == {"draw"}
 
 
-def v13_game(stock: str):
+def v13_game(stock: str, rules: Rules | None = None):
     """Seat 0 (the dealer) holds only far cards; the stock is ``stock`` (top first)."""
-    rules = preset("kahdestaan-pakka")
+    rules = rules or preset("kahdestaan-pakka")
     in_stock = cards(stock)
     mine = " ".join(str(c) for c in cards(far()) if c not in in_stock)
     hands = hands_with(2, {0: mine}, rest=1, rules=rules, exclude=in_stock + cards("C7"))
@@ -420,11 +420,7 @@ def test_v13_empty_stock_means_the_base_failure_rule() -> None:
 
 
 def test_v13_empty_stock_with_pass_rules() -> None:
-    rules = preset("kahdestaan-pakka").replace(failure="pass")
-    in_stock = cards("HQ")
-    mine = " ".join(str(c) for c in cards(far()) if c not in in_stock)
-    hands = hands_with(2, {0: mine}, rest=1, rules=rules, exclude=in_stock + cards("C7"))
-    g = Game(rules, 2, hands=hands, stock=in_stock, dealer=0)
+    g = v13_game("HQ", preset("kahdestaan-pakka").replace(failure="pass"))
     push(g, "D7", "draw")
     g.push(first_play(g))
     assert legal(g) == {"pass"}

@@ -17,20 +17,8 @@ from hypothesis import strategies as st
 from ristiseiska import i18n
 from ristiseiska.cards import CARDS
 from ristiseiska.rules import PRESETS, preset
+from ristiseiska.web.loadtest import MemoryStore  # keeps nothing, every write succeeds
 from ristiseiska.web.tables import Conn, LiveTable
-
-
-class MemoryStore:
-    """Just enough of the store for a table to play (everything succeeds, nothing is kept)."""
-
-    async def add_move(self, *_a: Any) -> None:
-        return None
-
-    async def start_deal(self, *_a: Any) -> None:
-        return None
-
-    async def set_finished(self, *_a: Any) -> None:
-        return None
 
 
 def _strings(obj: Any) -> Iterator[str]:

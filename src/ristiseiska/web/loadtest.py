@@ -236,7 +236,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             shutil.rmtree(tmp, ignore_errors=True)
 
 
-class _MemoryStore:
+class MemoryStore:
     """A store that keeps nothing: the cost benchmark measures the server's own work."""
 
     async def add_move(self, *_a: Any) -> None:
@@ -262,7 +262,7 @@ async def move_cost(deals: int = 15, preset_name: str = "kaksi-pakkaa", players:
         config = {"preset": preset_name, "rules": preset(preset_name).to_dict(),
                   "seed": seed + d, "seats": [{"kind": "bot", "bot": "random",
                                                "name": f"P{i}"} for i in range(players)]}
-        t = LiveTable("cost-benchmark", config, _MemoryStore(), 0.0)  # type: ignore[arg-type]
+        t = LiveTable("cost-benchmark", config, MemoryStore(), 0.0)  # type: ignore[arg-type]
         t.closed = True  # this loop makes the bots' moves itself
         conns = [Conn(seat=s) for s in range(players)] + [Conn()]
         t.conns = set(conns)
