@@ -16,13 +16,14 @@ from typing import Any
 
 import pytest
 
+from ristiseiska.web.shots import act  # one move for this page, if it is its turn
+
 from .conftest import LiveServer
 
 pytestmark = pytest.mark.asyncio
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
 SIZES = [pytest.param(DESKTOP, id="desktop"), pytest.param(PHONE, id="phone")]
-FORCED = ("stop", "token", "pass", "ask", "draw", "chip")
 LEGAL = "[data-testid=hand] button[data-legal=true]:not([aria-disabled=true])"
 
 
@@ -57,22 +58,6 @@ async def seated(browser: Any, server: LiveServer, size: dict[str, int], seed: i
     return page, str(t["id"])
 
 
-async def act(page: Any) -> bool:
-    cards = page.locator(LEGAL)
-    try:
-        if await cards.count():
-            await cards.first.click(timeout=2000)
-            choice = page.locator("[data-testid=choice] [data-action=choose]")
-            if await choice.count():
-                await choice.first.click(timeout=2000)
-            return True
-        for action in FORCED:
-            btn = page.locator(f".actions button[data-action={action}]")
-            if await btn.count():
-                await btn.first.click(timeout=2000)
-                return True
-    except Exception:  # the page re-rendered under us; try again
-        return False
     return False
 
 

@@ -27,7 +27,6 @@ from typing import Any
 
 import numpy as np
 
-from ..cards import Card
 from ..game import Game
 from ..moves import Move
 
@@ -275,27 +274,12 @@ def _values_masks(view: Any, legal: list[Move], kernel: Any, masks: Any, bot: An
                   budget: Budget) -> tuple[Any, Any]:
     """Kernel playouts on sampled deals given as bitmasks (the master's approach: the move is
     made in one deal and its change of the mover's own hand applied to every deal)."""
-    from ..bots.knowledge import table_cards
-    from ..bots.master import FULL_MASK
+    from ..bots.master import FULL_MASK, game_of_world
 
     me = view.seat
     n = view.players
     count = masks.shape[0]
-
-    def cards(mask: int) -> list[Card]:
-        return [Card(c) for c in range(52) if (mask >> c) & 1]
-
-    def stock_of(row: Any) -> list[Card]:
-        if not view.stock_size:
-            return []
-        rest = FULL_MASK & ~int(np.bitwise_or.reduce(row))
-        for c in table_cards(view.table):
-            rest &= ~(1 << int(c))
-        st = cards(rest)
-        rng.shuffle(st)
-        return st
-
-    base = Game.from_view(view, [cards(int(masks[0, s])) for s in range(n)], stock_of(masks[0]))
+    base = game_of_world(view, masks[0], rng)
     seeds = [rng.getrandbits(63) for _ in range(budget.batches)]
     policy = bot._playout_policy(n, me)
     edges = np.linspace(0, count, budget.batches + 1).astype(int)

@@ -454,23 +454,7 @@ class MasterBot(Bot):
         me = view.seat
         n = view.players
         count = masks.shape[0]
-        hidden_stock = view.stock_size
-
-        def cards(mask: int) -> list[Card]:
-            return [Card(c) for c in range(52) if (mask >> c) & 1]
-
-        def stock_of(row: Any) -> list[Card]:
-            if not hidden_stock:
-                return []
-            rest = FULL_MASK & ~int(np.bitwise_or.reduce(row))
-            for c in table_cards(view.table):
-                rest &= ~(1 << int(c))
-            st = cards(rest)
-            rng.shuffle(st)
-            return st
-
-        base = Game.from_view(view, [cards(int(masks[0, s])) for s in range(n)],
-                              stock_of(masks[0]))
+        base = game_of_world(view, masks[0], rng)
         seed = rng.getrandbits(63)
         policy = self._playout_policy(n, me)
         won = np.zeros(n)
@@ -531,6 +515,23 @@ class MasterBot(Bot):
             "value": [t / worlds for t in total], "wins": wins,
         }
         return self.last_stats
+
+
+def game_of_world(view: Any, row: Any, rng: Any) -> Game:
+    """The game of one sampled deal: ``row`` holds each seat's hand as a bitmask; the cards
+    neither in a hand nor on the table form the stock, shuffled with ``rng``."""
+
+    def cards(mask: int) -> list[Card]:
+        return [Card(c) for c in range(52) if (mask >> c) & 1]
+
+    stock: list[Card] = []
+    if view.stock_size:
+        rest = FULL_MASK & ~int(np.bitwise_or.reduce(row))
+        for c in table_cards(view.table):
+            rest &= ~(1 << int(c))
+        stock = cards(rest)
+        rng.shuffle(stock)
+    return Game.from_view(view, [cards(int(row[s])) for s in range(view.players)], stock)
 
 
 def _sigmoid(x: float) -> float:
