@@ -34,7 +34,7 @@ from ristiseiska.tui.app import (
     render_hands_left,
 )
 from ristiseiska.tui.session import HUMAN, LogLine, Session, Setup, level_id, level_label
-from ristiseiska.tui.widgets import HandView, TableView, hand_text, render_table
+from ristiseiska.tui.widgets import HandView, TableView, hand_text, render_table, table_legend
 
 SMALL = (80, 24)
 LARGE = (120, 40)
@@ -493,3 +493,20 @@ def test_counts_of_one_are_singular_in_the_players_panel() -> None:
         pytest.skip("this deal never left one card in the stock")  # pragma: no cover
     assert "Pakassa 1 kortti." in render_players(g.view(0), "fi").plain
     assert "1 card in the stock." in render_players(g.view(0), "en").plain
+
+
+def test_a_joker_on_the_table_shows_the_card_it_stands_for() -> None:
+    from variant_kit import game
+
+    g = game(Rules(failure="ask", jokers=1), 2, {1: "C7 D7 H7 S7 C6 DA HA SA DK HK SK"},
+             rest=0, dealer=0)
+    g.push_text("C7")
+    g.push_text("X1=C6")
+    text = render_table(g.view(1), "en")
+    clubs = text.plain.splitlines()[0]
+    assert "*6" in clubs and "🃏" not in text.plain  # the six it stands for, marked
+    star = clubs.index("*6")
+    assert any("magenta" in str(sp.style) and text.plain[sp.start:sp.end] == "*6" for sp in text.spans)
+    assert clubs[star + 2:].lstrip().startswith("7")
+    assert "*6" in table_legend(g.view(1), "en") and "*6" in table_legend(g.view(1), "fi")
+    assert "*6" not in table_legend(Game(Rules(), 4, seed=3).view(0), "en")

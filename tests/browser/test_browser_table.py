@@ -155,6 +155,73 @@ async def test_the_last_card_is_marked_and_moves_unless_motion_is_reduced(
         assert animated is not None
 
 
+BOXES = """() => {
+    const box = (e) => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
+    const seats = {};
+    for (const p of document.querySelectorAll('.players .player')) {
+        seats[p.dataset.seat] = { side: p.closest('.players').dataset.side, box: box(p) };
+    }
+    return { board: box(document.querySelector('[data-testid=board] [data-row]').parentElement),
+             rows: [...document.querySelectorAll('[data-testid=board] [data-row]')].map(box),
+             seats };
+}"""
+
+
+@pytest.mark.parametrize("players", [2, 4, 8])
+async def test_opponents_sit_around_the_board_on_a_desktop(live_server: LiveServer,
+                                                           browser: Any, players: int) -> None:
+    # Play passes to the left: the next players sit up the left side, across the top and
+    # down the right side, every box beside or above the board's cards, none over them.
+    preset = "ristiseiska-pyynto" if players == 8 else "ristiseiska"
+    page, _tid = await seated(browser, live_server, DESKTOP, preset=preset,
+                              kinds=("friend",) + ("bot",) * (players - 1))
+    geo = await page.evaluate(BOXES)
+    rows = geo["rows"]
+    cards_left = min(r[0] for r in rows)
+    cards_right = max(r[2] for r in rows)
+    cards_top = min(r[1] for r in rows)
+    sides = {int(k): v["side"] for k, v in geo["seats"].items()}
+    expected = {2: {1: "top"}, 4: {1: "left", 2: "top", 3: "right"},
+                8: {1: "left", 2: "left", 3: "top", 4: "top", 5: "top", 6: "right", 7: "right"}}
+    assert sides == expected[players]
+    for seat, v in geo["seats"].items():
+        left, top, right, bottom = v["box"]
+        if v["side"] == "left":
+            assert right <= cards_left, (seat, v, cards_left)
+        elif v["side"] == "right":
+            assert left >= cards_right, (seat, v, cards_right)
+        else:
+            assert bottom <= cards_top, (seat, v, cards_top)
+    if players == 8:  # seat 1 (next to play) sits below seat 2 on the left, 6 above 7 on the right
+        assert geo["seats"]["1"]["box"][1] > geo["seats"]["2"]["box"][1]
+        assert geo["seats"]["6"]["box"][1] < geo["seats"]["7"]["box"][1]
+        tops = [geo["seats"][str(i)]["box"][0] for i in (3, 4, 5)]
+        assert tops == sorted(tops)
+    widths = await page.locator("[data-testid=board] [data-slot], [data-testid=board] [data-card]"
+                                ).evaluate_all("els => els.map(e => e.getBoundingClientRect().width)")
+    assert min(widths) >= 40, widths
+    assert await no_sideways_scroll(page)  # the score sheet of 8 scrolls inside its panel
+    assert not page.errors
+
+
+async def test_on_a_phone_the_others_sit_in_a_row_above_the_board(live_server: LiveServer,
+                                                                  browser: Any) -> None:
+    for players in (4, 8):
+        preset = "ristiseiska-pyynto" if players == 8 else "ristiseiska"
+        page, _tid = await seated(browser, live_server, PHONE, preset=preset,
+                                  kinds=("friend",) + ("bot",) * (players - 1))
+        geo = await page.evaluate(BOXES)
+        cards_top = min(r[1] for r in geo["rows"])
+        assert len(geo["seats"]) == players - 1
+        for v in geo["seats"].values():
+            assert v["box"][3] <= cards_top and v["box"][0] >= 0 and v["box"][2] <= PHONE["width"]
+        if players == 4:  # one row, in playing order from the left
+            xs = [geo["seats"][str(i)]["box"][0] for i in (1, 2, 3)]
+            assert xs == sorted(xs) and len({round(geo["seats"][str(i)]["box"][1]) for i in (1, 2, 3)}) == 1
+        assert await no_sideways_scroll(page)
+        assert not page.errors
+
+
 async def test_a_bot_to_move_shows_thinking(live_server: LiveServer, browser: Any) -> None:
     live_server.stop()
     live_server.bot_delay = 0.6  # slow enough to see

@@ -77,14 +77,18 @@ def render_table(view: Any, lang: str, recent: Collection[int] = ()) -> Text:
             # where a card fits now carries a "+" (so the two differ without colour too).
             if slot in occupied:
                 card = occupied[slot]
-                text = "🃏" if card.is_joker else rank_text(rank).rjust(2)
-                style = ("black" if suit not in RED_SUITS else "red") + " on white"
-                if int(card) in recent:
-                    style = ("black" if suit not in RED_SUITS else "red") + " on yellow"
-                if slot == table.center:
+                # a joker shows the card it stands for (its slot's rank), marked with "*"
+                text = rank_text(rank).rjust(2)
+                ink = "magenta" if card.is_joker else "black" if suit not in RED_SUITS else "red"
+                style = ink + (" on yellow" if int(card) in recent else " on white")
+                if slot == table.center or card.is_joker:
                     style = "bold " + style
-                out.append(" ")
-                out.append(text, style=style)
+                if card.is_joker:
+                    out.append(" " * (2 - len(text.strip())))
+                    out.append("*" + text.strip(), style=style)
+                else:
+                    out.append(" ")
+                    out.append(text, style=style)
             elif (table.fits[row] >> table.types[row][slot]) & 1:
                 # the next card that fits here: shown so that learners see the open ends
                 out.append(("+" + rank_text(rank)).rjust(3), style="green")
@@ -98,6 +102,11 @@ def render_table(view: Any, lang: str, recent: Collection[int] = ()) -> Text:
     return out
 
 
+def table_legend(view: Any, lang: str) -> str:
+    """What the table's marks mean ("*" only where jokers are played)."""
+    return t("tui.table.legend" + ("_jokers" if view.rules.jokers else ""), lang)
+
+
 class TableView(Static):
     """The rows on the table."""
 
@@ -107,7 +116,7 @@ class TableView(Static):
 
     def show(self, view: Any, lang: str, recent: Collection[int] = ()) -> None:
         self.border_title = t("tui.table.title", lang)
-        self.border_subtitle = t("tui.table.legend", lang)
+        self.border_subtitle = table_legend(view, lang)
         self.update(render_table(view, lang, recent))
 
 

@@ -537,8 +537,10 @@ function TablePage({ id, lang }) {
           <div class="row dealbar"><strong>${t("web.table.deal", { n: state.deal })}</strong>
             ${view && view.pot > 0 && html`<span>${t("web.table.pot", { n: view.pot })}</span>`}
             ${view && view.stock_size > 0 && html`<span>${t("web.table.stock", { n: view.stock_size })}</span>`}</div>
-          <${Opponents} table=${table} view=${view} you=${you} log=${state.log || []} isHost=${isHost} waiting=${waiting} send=${send}/>
-          ${view && html`<${Board} view=${view} lastPlay=${lastPlay} mark=${!!table.rules.distinct_decks} you=${you} handRef=${handRef}/>`}
+          <div class="around">
+            <${Opponents} table=${table} view=${view} you=${you} log=${state.log || []} isHost=${isHost} waiting=${waiting} send=${send}/>
+            <div class="boardwrap">${view && html`<${Board} view=${view} lastPlay=${lastPlay} mark=${!!table.rules.distinct_decks} you=${you} handRef=${handRef}/>`}</div>
+          </div>
           ${view && you !== null && html`<${Seat} s=${table.seats[you]} i=${you} view=${view} you=${you} log=${state.log || []} waiting=${waiting} mine=${true}/>`}
         </section>
         <div class=${"status" + (myTurn ? " mine" : "") + (cannot ? " cannot" : "")} role="status" data-testid="status">${status}</div>
@@ -609,14 +611,21 @@ function Seat({ s, i, view, you, log, waiting, mine = false, isHost = false, sen
   </div>`;
 }
 
-// Opponents in seat order from the player's left, as they sit around the table.
-function Opponents({ table, view, you, log, isHost, waiting, send }) {
-  const n = table.seats.length;
+// Where the others sit, as around a real table: play passes to the left, so the next players
+// sit up the left side, across the top and down the right side (a spectator sees seat 1 first).
+function aroundTable(n, you) {
   const first = you === null ? 0 : you + 1;
   const order = [];
   for (let k = 0; k < n; k++) { const i = (first + k) % n; if (i !== you) order.push(i); }
-  return html`<div class=${"players n" + order.length}>${order.map((i) =>
-    html`<${Seat} key=${i} s=${table.seats[i]} i=${i} view=${view} you=${you} log=${log} waiting=${waiting} isHost=${isHost} send=${send}/>`)}</div>`;
+  const k = order.length;
+  const side = k <= 1 ? 0 : k >= 6 ? 2 : 1;
+  return { left: order.slice(0, side).reverse(), top: order.slice(side, k - side), right: order.slice(k - side) };
+}
+
+function Opponents({ table, view, you, log, isHost, waiting, send }) {
+  const sides = aroundTable(table.seats.length, you);
+  return ["left", "top", "right"].map((where) => html`<div key=${where} class=${`players ${where} n${sides[where].length}`} data-side=${where}>
+    ${sides[where].map((i) => html`<${Seat} key=${i} s=${table.seats[i]} i=${i} view=${view} you=${you} log=${log} waiting=${waiting} isHost=${isHost} send=${send}/>`)}</div>`);
 }
 
 function rankCode(r) { return RANK_NAME[r] || String(r); }
@@ -704,11 +713,11 @@ function Result({ view, names, sheet, you, send }) {
 
 function Sheet({ sheet, names }) {
   return html`<section class="panel" id="sheet-panel"><h3>${t("web.sheet.title")}</h3>
-    <table class="sheet" data-testid="score-sheet">
+    <div class="sheet-scroll" tabindex="0" role="region" aria-label=${t("web.sheet.title")}><table class="sheet" data-testid="score-sheet">
       <thead><tr><th>${t("web.sheet.deal")}</th>${names.map((n) => html`<th>${n}</th>`)}</tr></thead>
       <tbody>${sheet.rows.map((row) => html`<tr data-deal=${row.deal}><td>${row.deal}</td>${row.points.map((p, i) => html`<td data-seat=${i}>${row.token_points[i] ? `${p - row.token_points[i]} + ${row.token_points[i]}` : p}</td>`)}</tr>`)}</tbody>
       <tfoot><tr><td>${t("web.sheet.total")}</td>${sheet.totals.map((p, i) => html`<td data-total=${i}>${p}</td>`)}</tr></tfoot>
-    </table><small>${t("web.sheet.note")}</small></section>`;
+    </table></div><small>${t("web.sheet.note")}</small></section>`;
 }
 
 function Modal({ title, close, children }) {
