@@ -132,10 +132,13 @@ async def test_on_a_phone_the_log_and_scores_are_one_tap_away(live_server: LiveS
 
 # -- what just happened -------------------------------------------------------------------------
 
-@pytest.mark.parametrize("motion", ["no-preference", "reduce"])
+@pytest.mark.parametrize(("size", "motion"), [
+    pytest.param(DESKTOP, "no-preference", id="desktop-motion"),
+    pytest.param(DESKTOP, "reduce", id="desktop-reduced"),
+    pytest.param(PHONE, "no-preference", id="phone-motion")])
 async def test_the_last_card_is_marked_and_moves_unless_motion_is_reduced(
-        live_server: LiveServer, browser: Any, motion: str) -> None:
-    page, tid = await seated(browser, live_server, DESKTOP, motion=motion)
+        live_server: LiveServer, browser: Any, size: dict[str, int], motion: str) -> None:
+    page, tid = await seated(browser, live_server, size, motion=motion)
     table = live_server.table(tid)
     await play_until(page, lambda: _async(len(table.game.moves) >= 6))
     await my_turn(page)
