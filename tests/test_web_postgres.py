@@ -25,9 +25,11 @@ from test_web import (  # noqa: E402
     TestClient,
     claim,
     create_app,
+    joined,
     live,
     new_table,
     play_first_moves,
+    recv_until,
 )
 
 
@@ -75,6 +77,27 @@ def test_postgres_play_store_and_restart(pg_url: str) -> None:
         g = live(c, tid).game
         assert ([str(m) for m in g.moves], [sorted(map(str, g.hand(s))) for s in range(3)]) \
             == before
+
+
+def test_postgres_keeps_an_early_start_and_its_stand_in_across_restarts(pg_url: str) -> None:
+    with TestClient(create_app(pg_url, bot_delay=60.0)) as c:  # no move before the restart
+        tid = new_table(c, ["friend", "friend", "bot"], seed=9)
+        t0 = claim(c, tid, 0)
+        with c.websocket_connect(f"/ws/{tid}") as ws:
+            joined(ws, 0, t0)
+            ws.send_json({"type": "start"})
+            recv_until(ws, lambda m: m["type"] == "state" and "table" in m
+                       and not m["table"]["waiting"])
+    with TestClient(create_app(pg_url, bot_delay=60.0)) as c:
+        info = c.get(f"/api/tables/{tid}").json()
+        assert info["waiting"] is False and info["seats"][1]["standin"] is True
+        t1 = claim(c, tid, 1)
+        with c.websocket_connect(f"/ws/{tid}") as ws:
+            assert joined(ws, 1, t1)["table"]["seats"][1]["standin"] is False
+    with TestClient(create_app(pg_url, bot_delay=0.0)) as c:
+        info = c.get(f"/api/tables/{tid}").json()
+        assert info["waiting"] is False and info["seats"][1]["standin"] is False
+        assert not live(c, tid).plays_bot(1)
 
 
 def test_two_server_processes_share_one_database_and_lose_nothing(pg_url: str,

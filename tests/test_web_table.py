@@ -3,6 +3,7 @@ layout and the end-of-deal hands sent to the page. No browser here (tests/browse
 
 from __future__ import annotations
 
+import sqlite3
 import time
 import warnings
 from collections.abc import Iterator
@@ -19,7 +20,15 @@ from fastapi.testclient import TestClient  # noqa: E402
 
 from ristiseiska.web.app import create_app  # noqa: E402
 from ristiseiska.web.tables import board_layout  # noqa: E402
-from test_web import claim, joined, live, new_table, recv_until  # noqa: E402
+from test_web import (  # noqa: E402
+    app_for,
+    claim,
+    current,
+    joined,
+    live,
+    new_table,
+    recv_until,
+)
 
 
 @pytest.fixture
@@ -118,6 +127,166 @@ def test_host_seats_a_bot_for_an_away_friend_who_then_returns(client: TestClient
             st = joined(friend, 1, t1)  # back: the seat is theirs again
             assert st["table"]["seats"][1]["standin"] is False
             assert not table.plays_bot(1)
+
+
+def _info(c: TestClient, tid: str) -> dict[str, Any]:
+    r = c.get(f"/api/tables/{tid}")
+    assert r.status_code == 200, r.text
+    return dict(r.json())
+
+
+def _started_early(c: TestClient, tid: str, token: str) -> None:
+    """The host (seat 0) presses *Start now*."""
+    with c.websocket_connect(f"/ws/{tid}") as ws:
+        joined(ws, 0, token)
+        ws.send_json({"type": "start"})
+        st = state(ws, lambda m: "table" in m and not m["table"]["waiting"])
+        assert st["table"]["seats"][1]["standin"] is True
+
+
+def _seat_moves(table: Any, seat: int) -> int:
+    return sum(1 for e in table.game.events if e.seat == seat)
+
+
+def test_start_now_and_its_stand_in_survive_restarts_until_the_friend_returns(
+        tmp_path: Path) -> None:
+    db = f"sqlite+aiosqlite:///{tmp_path / 'r.db'}"
+    with TestClient(app_for(db)) as c:
+        tid = new_table(c, ["friend", "friend", "bot"], seed=9)
+        t0 = claim(c, tid, 0, "Aino")
+        _started_early(c, tid, t0)
+    with TestClient(app_for(db)) as c:
+        info = _info(c, tid)
+        assert info["waiting"] is False and info["seats"][1]["standin"] is True
+        table = live(c, tid)
+        assert table.plays_bot(1)
+        before = _seat_moves(table, 1)
+        # the stand-in still plays seat 1 whenever it is due; the host plays seat 0
+        with c.websocket_connect(f"/ws/{tid}") as ws:
+            joined(ws, 0, t0)
+            for _ in range(300):
+                g = table.game
+                if _seat_moves(table, 1) > before or g.is_over():
+                    break
+                if g.to_move == 0:
+                    st = current(ws, lambda m: m["view"]["to_move"] == 0
+                                 and bool(m["view"]["legal_moves"]))
+                    ws.send_json({"type": "move", "move": st["view"]["legal_moves"][0]})
+                    recv_until(ws, lambda m: m["type"] in ("ack", "error"))
+                else:
+                    time.sleep(0.01)
+            assert _seat_moves(table, 1) > before
+        # the friend comes after the restart: claims the seat and joins; the stand-in leaves
+        t1 = claim(c, tid, 1, "Olli")
+        with c.websocket_connect(f"/ws/{tid}") as ws1:
+            assert joined(ws1, 1, t1)["table"]["seats"][1]["standin"] is False
+        assert not table.plays_bot(1)
+    with TestClient(app_for(db)) as c:  # and the return was stored
+        info = _info(c, tid)
+        assert info["waiting"] is False and info["seats"][1]["standin"] is False
+        assert not live(c, tid).plays_bot(1)
+
+
+def test_a_table_started_early_stays_started_before_any_move(tmp_path: Path) -> None:
+    db = f"sqlite+aiosqlite:///{tmp_path / 'r.db'}"
+    with TestClient(app_for(db, bot_delay=60.0)) as c:  # nobody moves before the restart
+        tid = new_table(c, ["friend", "friend", "bot"], seed=9)
+        t0 = claim(c, tid, 0, "Aino")
+        _started_early(c, tid, t0)
+        assert live(c, tid).game.moves == []
+    with TestClient(app_for(db)) as c:
+        info = _info(c, tid)
+        assert info["waiting"] is False and info["seats"][1]["standin"] is True
+        table = live(c, tid)
+        assert table.game.moves == [] and table.started
+        with c.websocket_connect(f"/ws/{tid}") as ws:  # and the deal goes on
+            joined(ws, 0, t0)
+            st = current(ws, lambda m: m["view"]["to_move"] == 0
+                         and bool(m["view"]["legal_moves"]))
+            ws.send_json({"type": "move", "move": st["view"]["legal_moves"][0]})
+            assert recv_until(ws, lambda m: m["type"] in ("ack", "error"))["type"] == "ack"
+
+
+def test_a_stand_in_for_an_away_friend_survives_a_restart(tmp_path: Path) -> None:
+    db = f"sqlite+aiosqlite:///{tmp_path / 'r.db'}"
+    with TestClient(app_for(db)) as c:
+        tid = new_table(c, ["friend", "friend", "bot"], seed=4)
+        t0, t1 = claim(c, tid, 0, "Aino"), claim(c, tid, 1, "Olli")
+        live(c, tid).away_grace = 0.0  # Olli never came: away at once
+        with c.websocket_connect(f"/ws/{tid}") as host:
+            joined(host, 0, t0)
+            host.send_json({"type": "replace", "target": 1})
+            state(host, lambda m: "table" in m and m["table"]["seats"][1]["standin"])
+    with TestClient(app_for(db)) as c:
+        assert _info(c, tid)["seats"][1]["standin"] is True
+        assert live(c, tid).plays_bot(1)
+        with c.websocket_connect(f"/ws/{tid}") as friend:
+            assert joined(friend, 1, t1)["table"]["seats"][1]["standin"] is False
+    with TestClient(app_for(db)) as c:
+        assert _info(c, tid)["seats"][1]["standin"] is False
+
+
+def test_a_database_from_before_stored_stand_ins_loads_and_works(tmp_path: Path) -> None:
+    path = tmp_path / "old.db"
+    db = f"sqlite+aiosqlite:///{path}"
+    with TestClient(app_for(db, bot_delay=60.0)) as c:
+        tid = new_table(c, ["friend", "friend", "bot"], seed=9)
+        t0 = claim(c, tid, 0, "Aino")
+        _started_early(c, tid, t0)
+    with sqlite3.connect(path) as conn:  # as an older version left it
+        conn.execute("DROP TABLE rs_table_state")
+    with TestClient(app_for(db, bot_delay=60.0)) as c:
+        info = _info(c, tid)  # as before stand-ins were stored: still waiting, no stand-in
+        assert info["waiting"] is True and info["seats"][1]["standin"] is False
+        _started_early(c, tid, t0)  # the host starts again, and now it is stored
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("SELECT standins FROM rs_table_state").fetchall() == [("[1]",)]
+    with TestClient(app_for(db)) as c:
+        info = _info(c, tid)
+        assert info["waiting"] is False and info["seats"][1]["standin"] is True
+
+
+def test_start_now_and_replace_change_nothing_when_the_store_fails(tmp_path: Path) -> None:
+    db = f"sqlite+aiosqlite:///{tmp_path / 'f.db'}"
+    with TestClient(app_for(db, bot_delay=60.0)) as c:
+        early = new_table(c, ["friend", "friend", "bot"], seed=9)
+        e0 = claim(c, early, 0, "Aino")
+        away = new_table(c, ["friend", "friend", "bot"], seed=4)
+        a0, a1 = claim(c, away, 0, "Aino"), claim(c, away, 1, "Olli")
+        live(c, away).away_grace = 0.0
+        store = c.app.state.store  # type: ignore[attr-defined]
+        saved = store.set_table_state
+
+        async def refuse(*_a: Any, **_k: Any) -> None:
+            raise sqlite3.OperationalError("attempt to write a readonly database")
+
+        store.set_table_state = refuse
+        with c.websocket_connect(f"/ws/{early}") as ws:
+            joined(ws, 0, e0)
+            ws.send_json({"type": "start"})
+            err = recv_until(ws, lambda m: m["type"] == "error")
+            assert err["code"] == "store" and "read-only" in err["message"]
+        t = live(c, early)
+        assert not t.started and not t.seats[1].standin
+        assert _info(c, early)["waiting"] is True
+        with c.websocket_connect(f"/ws/{away}") as ws:
+            joined(ws, 0, a0)
+            ws.send_json({"type": "replace", "target": 1})
+            err = recv_until(ws, lambda m: m["type"] == "error")
+            assert err["code"] == "store" and "read-only" in err["message"]
+            assert not live(c, away).plays_bot(1)
+            store.set_table_state = saved
+            ws.send_json({"type": "replace", "target": 1})
+            state(ws, lambda m: "table" in m and m["table"]["seats"][1]["standin"])
+        # a friend coming back is never locked out by the store: the seat is theirs again
+        store.set_table_state = refuse
+        with c.websocket_connect(f"/ws/{away}") as friend:
+            friend.send_json({"type": "join", "seat": 1, "token": a1})
+            seen: list[dict[str, Any]] = []
+            st = recv_until(friend, lambda m: m["type"] == "state" and m["you"] == 1, seen=seen)
+            assert [m for m in seen if m["type"] == "error"] == []
+            assert st["table"]["seats"][1]["standin"] is False
+        assert not live(c, away).plays_bot(1)
 
 
 def test_the_page_gets_the_layout_and_the_final_hands(client: TestClient) -> None:

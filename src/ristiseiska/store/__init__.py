@@ -1,8 +1,9 @@
 """Persistence for the web server: tables, seats, deals and the moves of every deal.
 
 The store keeps only what is needed to rebuild every table exactly by replaying: the table's
-configuration (rules, seats, match seed), which deals were started, and every accepted move in
-order. SQLite (the default, in the user's data directory) and PostgreSQL (``postgresql+psycopg://``)
+configuration (rules, seats, match seed), which deals were started, every accepted move in
+order, and what the host decided that no move shows (an early start, the stand-in bots).
+SQLite (the default, in the user's data directory) and PostgreSQL (``postgresql+psycopg://``)
 run the same code through SQLAlchemy's async engine.
 """
 
@@ -20,6 +21,8 @@ from typing import Any
 
 from sqlalchemy import ForeignKey, Integer, String, Text, event, select
 from sqlalchemy import insert as sa_insert
+from sqlalchemy.dialects import postgresql
+from sqlalchemy.dialects import sqlite as sqlite_dialect
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -60,6 +63,17 @@ class MoveRow(Base):
     move: Mapped[str] = mapped_column(String(32))
 
 
+class TableStateRow(Base):
+    """What the host decided that no move shows: the table was started before every friend
+    came, and which friend seats a stand-in bot plays. A table of its own, so that
+    ``create_all`` adds it to an older database; a table without a row is as it always was."""
+
+    __tablename__ = "rs_table_state"
+    table_id: Mapped[str] = mapped_column(ForeignKey("rs_tables.id"), primary_key=True)
+    started: Mapped[bool] = mapped_column(default=False)
+    standins: Mapped[str] = mapped_column(Text, default="[]")  # JSON: seat numbers
+
+
 @dataclass
 class StoredTable:
     """Everything stored about one table, enough to rebuild it."""
@@ -71,6 +85,8 @@ class StoredTable:
     token_hashes: dict[int, str | None] = field(default_factory=dict)
     deals: int = 0
     moves: dict[int, list[str]] = field(default_factory=dict)  # deal -> move texts in order
+    started: bool = False  # the host started it early (rs_table_state)
+    standins: list[int] = field(default_factory=list)  # seats a stand-in bot plays
 
 
 class StoreError(Exception):
@@ -300,6 +316,16 @@ class Store:
             if row is not None:
                 row.finished = True
 
+    async def set_table_state(self, table_id: str, started: bool, standins: list[int]) -> None:
+        """Store whether the table has started and its stand-in seats (replacing what was)."""
+        values = {"started": started, "standins": json.dumps(sorted(standins))}
+        # one atomic upsert (both dialects spell it alike), so no reader sees half of it
+        dialect = postgresql if self.engine.dialect.name == "postgresql" else sqlite_dialect
+        stmt = dialect.insert(TableStateRow).values(table_id=table_id, **values)
+        async with self.engine.begin() as conn:
+            await conn.execute(stmt.on_conflict_do_update(index_elements=["table_id"],
+                                                          set_=values))
+
     async def load(self, table_id: str) -> StoredTable | None:
         async with self.session() as s:
             row = await s.get(TableRow, table_id)
@@ -315,6 +341,10 @@ class Store:
                  .order_by(MoveRow.deal, MoveRow.ply))
             for m in await s.scalars(q):
                 st.moves.setdefault(m.deal, []).append(m.move)
+            state = await s.get(TableStateRow, table_id)
+            if state is not None:
+                st.started = state.started
+                st.standins = [int(x) for x in json.loads(state.standins or "[]")]
             return st
 
     async def unfinished_ids(self) -> list[str]:

@@ -248,6 +248,9 @@ class MemoryStore:
     async def set_finished(self, *_a: Any) -> None:
         return None
 
+    async def set_table_state(self, *_a: Any) -> None:
+        return None
+
 
 async def move_cost(deals: int = 15, preset_name: str = "kaksi-pakkaa", players: int = 8,
                     seed: int = 1) -> dict[int, float]:

@@ -163,10 +163,14 @@ class LiveTable:
             t.games.append(g)
             if g.result is not None:
                 t.match.add_result(g.result)
-        # A table that was already under way goes on (a stand-in chosen before the restart is
-        # gone: the host can seat one again); a table still waiting keeps waiting.
-        t.started = (t.started or st.deals > 1 or bool(st.moves.get(0))
+        # A table that was already under way goes on, with the stand-ins the host seated (a
+        # database from before rs_table_state has none: the host can seat them again); a
+        # table still waiting keeps waiting.
+        t.started = (t.started or st.started or st.deals > 1 or bool(st.moves.get(0))
                      or t._all_friends_seated())
+        for seat in st.standins:
+            if 0 <= seat < t.n and t.seats[seat].kind == "friend":
+                t.seats[seat].standin = True
         return t
 
     @property
@@ -194,6 +198,17 @@ class LiveTable:
 
     def _all_friends_seated(self) -> bool:
         return all(s.kind == "bot" or s.token_hash is not None for s in self.seats)
+
+    def _standins(self) -> list[int]:
+        return [i for i, s in enumerate(self.seats) if s.standin]
+
+    async def _save_state(self, standins: list[int], doing: str) -> None:
+        """Store that the table has started and its stand-in seats; the caller holds the lock
+        and changes memory only after this returns."""
+        try:
+            await self.store.set_table_state(self.id, True, standins)
+        except Exception as e:  # noqa: BLE001 - every storage failure is reported alike
+            raise store_error(e, doing) from e
 
     def plays_bot(self, seat: int) -> bool:
         s = self.seats[seat]
@@ -269,9 +284,12 @@ class LiveTable:
                 raise ActionError("not-host", "only the table's host can start the deal")
             if self.started:
                 raise ActionError("started", "the deal has already started")
-            for s in self.seats:
-                if s.kind == "friend" and s.token_hash is None:
-                    s.standin = True
+            empty = [i for i, s in enumerate(self.seats)
+                     if s.kind == "friend" and s.token_hash is None]
+            await self._save_state(sorted({*self._standins(), *empty}),
+                                   "the start could not be saved")
+            for i in empty:
+                self.seats[i].standin = True
             self.started = True
             self._broadcast()
         self.kick()
@@ -290,6 +308,8 @@ class LiveTable:
                 raise ActionError("not-away", "a bot already plays that seat")
             if not self._away(target, self._online(), time.monotonic()):
                 raise ActionError("not-away", "that player is here (or only just left)")
+            await self._save_state(sorted({*self._standins(), target}),
+                                   "the stand-in could not be saved")
             s.standin = True
             self._broadcast()
         self.kick()
@@ -521,7 +541,16 @@ class LiveTable:
             conn.seat = self.check_token(seat, token)
             s = self.seats[conn.seat]
             s.away_since = None
-            s.standin = False  # back at the table: the stand-in bot leaves
+            if s.standin:  # back at the table: the stand-in bot leaves
+                s.standin = False
+                try:
+                    await self.store.set_table_state(self.id, self.started, self._standins())
+                except Exception as e:  # noqa: BLE001
+                    # The friend plays on all the same: refusing them their own seat would be
+                    # worse. A restart may bring the stand-in back; their next join clears it
+                    # again (and any later stored change writes every seat afresh).
+                    log.warning("table %s: seat %d's return could not be saved: %s",
+                                self.id, conn.seat, e)
             self._broadcast()
 
     # -- playing ----------------------------------------------------------------------------
