@@ -119,7 +119,6 @@ def test_host_seats_a_bot_for_an_away_friend_who_then_returns(client: TestClient
             host.send_json({"type": "replace", "target": bad})
             assert recv_until(host, lambda m: m["type"] == "error")["code"] == "bad-seat"
         table.away_grace = 0.0  # the grace is over
-        st = state(host, lambda m: True)
         host.send_json({"type": "replace", "target": 1})
         st = state(host, lambda m: "table" in m and m["table"]["seats"][1]["standin"])
         assert st["table"]["seats"][1]["away"] is True and table.plays_bot(1)

@@ -429,6 +429,12 @@ async def test_host_starts_with_bots_and_replaces_an_away_friend(live_server: Li
     await a.click("[data-action=start-now]")
     await a.wait_for_selector("[data-testid=waiting]", state="detached")
     await a.wait_for_selector(".player[data-seat='1'] >> text=botti pelaa tilalla")
+    # a server restart keeps the early start and the stand-in; the page reconnects by itself
+    live_server.restart()
+    table = live_server.table(tid)
+    assert table.started and table.plays_bot(1)
+    await a.wait_for_selector(".player[data-seat='1'] >> text=botti pelaa tilalla")
+    assert await a.locator("[data-testid=waiting]").count() == 0
     # Olli comes late and takes the seat from the stand-in
     ctx_b = await browser.new_context(viewport=DESKTOP)
     b = await ctx_b.new_page()
