@@ -26,17 +26,21 @@ def _seed_where_a_bot_opens() -> int:
     raise AssertionError("no seed found")
 
 
+def cold_master_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Session, PlayApp]:
+    """You and three master bots, one of them to open, with a cold numba cache for a pool of
+    our own (spawned after the cache folder is set)."""
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "numba-cache"))
+    monkeypatch.setattr(pool_mod, "_shared", None)
+    session = Session(Setup(Rules(match_deals=1), players=4, bots=["master"] * 3,
+                            seed=_seed_where_a_bot_opens(), pace=0.05), tmp_path)
+    return session, PlayApp(session=session, data_dir_path=tmp_path)
+
+
 @pytest.mark.asyncio
 async def test_the_screen_redraws_while_a_master_bot_compiles(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # A cold numba cache for a pool of our own, spawned after this is set.
-    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "numba-cache"))
-    monkeypatch.setattr(pool_mod, "_shared", None)
-    seed = _seed_where_a_bot_opens()
-    session = Session(Setup(Rules(match_deals=1), players=4, bots=["master"] * 3, seed=seed,
-                            pace=0.05), tmp_path)
+    session, app = cold_master_app(tmp_path, monkeypatch)
     assert session.bot_to_move
-    app = PlayApp(session=session, data_dir_path=tmp_path)
     ticks: list[float] = []
     statuses: set[str] = set()
     try:
@@ -65,12 +69,7 @@ async def test_the_screen_redraws_while_a_master_bot_compiles(
 @pytest.mark.asyncio
 async def test_quitting_while_a_master_bot_compiles_does_not_hang(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "numba-cache"))
-    monkeypatch.setattr(pool_mod, "_shared", None)
-    seed = _seed_where_a_bot_opens()
-    session = Session(Setup(Rules(match_deals=1), players=4, bots=["master"] * 3, seed=seed,
-                            pace=0.05), tmp_path)
-    app = PlayApp(session=session, data_dir_path=tmp_path)
+    session, app = cold_master_app(tmp_path, monkeypatch)
     start = time.monotonic()
     try:
         async with app.run_test(size=(120, 40)) as pilot:

@@ -274,7 +274,7 @@ def _values_masks(view: Any, legal: list[Move], kernel: Any, masks: Any, bot: An
                   budget: Budget) -> tuple[Any, Any]:
     """Kernel playouts on sampled deals given as bitmasks (the master's approach: the move is
     made in one deal and its change of the mover's own hand applied to every deal)."""
-    from ..bots.master import FULL_MASK, game_of_world
+    from ..bots.master import game_of_world, worlds_after
 
     me = view.seat
     n = view.players
@@ -295,11 +295,7 @@ def _values_masks(view: Any, legal: list[Move], kernel: Any, masks: Any, bot: An
             wins[i, :] = float(g.result.winner == me)
             continue
         pos = kernel.position_from_game(g)
-        hands = masks.copy()
-        for s in range(n):
-            gone, came = base._hands[s] & ~g._hands[s], g._hands[s] & ~base._hands[s]
-            if gone or came:
-                hands[:, s] = (hands[:, s] & np.uint64(FULL_MASK & ~gone)) | np.uint64(came)
+        hands = worlds_after(masks, base, g)
         for b in range(budget.batches):
             pos["hands"] = np.ascontiguousarray(hands[edges[b]:edges[b + 1]])
             k = edges[b + 1] - edges[b]

@@ -470,12 +470,7 @@ class MasterBot(Bot):
                 values.append(-(float(res.points[me]) - self.win_bonus * (res.winner == me)))
                 continue
             pos = kernel.position_from_game(g)
-            hands = masks.copy()
-            for s in range(n):
-                gone, came = base._hands[s] & ~g._hands[s], g._hands[s] & ~base._hands[s]
-                if gone or came:
-                    hands[:, s] = (hands[:, s] & np.uint64(FULL_MASK & ~gone)) | np.uint64(came)
-            pos["hands"] = hands
+            pos["hands"] = worlds_after(masks, base, g)
             mean = kernel.rollout_values(**pos, n_rollouts=count * self.rollouts, seed=seed,
                                          policy=policy, wins=won)
             values.append(-(float(mean[me]) - self.win_bonus * float(won[me])))
@@ -515,6 +510,17 @@ class MasterBot(Bot):
             "value": [t / worlds for t in total], "wins": wins,
         }
         return self.last_stats
+
+
+def worlds_after(masks: Any, base: Game, after: Game) -> Any:
+    """The sampled worlds' hands (one row of seat masks per world) once ``base`` has become
+    ``after``: the cards that left or joined each hand are known alike in every world."""
+    hands = masks.copy()
+    for s in range(base.n):
+        gone, came = base._hands[s] & ~after._hands[s], after._hands[s] & ~base._hands[s]
+        if gone or came:
+            hands[:, s] = (hands[:, s] & np.uint64(FULL_MASK & ~gone)) | np.uint64(came)
+    return hands
 
 
 def game_of_world(view: Any, row: Any, rng: Any) -> Game:
