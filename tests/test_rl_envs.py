@@ -208,6 +208,29 @@ def test_openspiel_ismcts_plays_full_deals(pyspiel, name: str) -> None:
     assert len(state.returns()) == n and searched >= 0
 
 
+def test_openspiel_information_states_tell_two_different_decks_apart(pyspiel) -> None:
+    # Both copies of a card read "CK" without the deck mark, yet their actions differ: one
+    # information state standing for both broke ISMCTS (a child action missing from its node).
+    game = pyspiel.load_game("python_ristiseiska", {"preset": "kaksi-erilaista-pakkaa",
+                                                    "players": 4})
+    rs = np.random.RandomState(3)
+    state = game.new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(int(rs.choice([a for a, _ in state.chance_outcomes()])))
+    for _ in range(12):
+        state.apply_action(int(rs.choice(state.legal_actions())))
+    g = state._g
+    seconds = 0
+    for p in range(4):
+        mine = sorted(c.notation(True) for c in g.hand(p))
+        seconds += sum(t.endswith("+") for t in mine)
+        for text in (state.information_state_string(p), state.observation_string(p)):
+            assert sorted(text.split("|")[0].split()[2:]) == mine, text
+    assert seconds > 0
+    table = state.observation_string(0).split("table:")[1].split("|")[0]
+    assert "+" in table  # the second deck's rows are marked on the table too
+
+
 def test_openspiel_parameters_tensors_and_resampling(pyspiel) -> None:
     game = pyspiel.load_game("python_ristiseiska",
                              {"preset": "ristiseiska-pyynto", "players": 4,

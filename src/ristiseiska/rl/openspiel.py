@@ -285,11 +285,14 @@ class Observer:
             mine = " ".join(str(CARDS[c]) for c in sorted(state._dealt_to(player)))
             return f"p{player} dealing {len(state._dealt)}: {mine}"
         view = g.view(player)
-        hand = " ".join(str(c) for c in view.hand)
+        # With two different decks the deck mark tells the two copies of a card apart: their
+        # actions differ, so one information state must not stand for both.
+        mark = self.config.rules.distinct_decks
+        hand = " ".join(c.notation(mark) for c in view.hand)
         if self.perfect_recall:
             hist = " ".join(_event_text(e) for e in state.history_for(player))
             return f"p{player} hand: {hand} | history: {hist} | phase: {view.phase}"
-        rows = " ".join("".join(str(c) for c in r.cards) or "-" for r in view.rows)
+        rows = " ".join("".join(c.notation(mark) for c in r.cards) or "-" for r in view.rows)
         sizes = ",".join(str(k) for k in view.hand_sizes)
         return (f"p{player} hand: {hand} | table: {rows} | sizes: {sizes} | token: "
                 f"{view.token_holder} | chips: {list(view.chips_paid)} | phase: {view.phase}")
