@@ -27,7 +27,6 @@ import asyncio
 import concurrent.futures
 import contextlib
 import io
-import multiprocessing
 import os
 import sys
 import threading
@@ -35,6 +34,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from ..lifeline import stop_pool, worker_pool
 from ..moves import Move
 
 # Levels slow enough (search, compilation) to need a worker process; the others answer in
@@ -46,20 +46,7 @@ _worker_bots: dict[tuple[Any, ...], Any] = {}
 
 
 def _init_worker(nice: int, quiet: bool) -> None:
-    import signal
-
-    # Ctrl-C belongs to the parent, which shuts the pool down cleanly.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    # A worker outlives nothing: if its parent dies without shutting the pool down (killed,
-    # crashed), it exits instead of idling on as an orphan.
-    parent = os.getppid()
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(1.0)
-        os._exit(0)
-
-    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+    # The worker dies with its parent and leaves Ctrl-C to it (lifeline.worker_pool does both).
     if quiet:  # under a full-screen terminal UI: nothing may write onto its screen
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, 1)
@@ -152,9 +139,8 @@ class BotPool:
             if self._executor is None:
                 with _real_stderr():
                     # the semaphores start multiprocessing's resource tracker now
-                    self._executor = concurrent.futures.ProcessPoolExecutor(
-                        max_workers=self.workers, mp_context=multiprocessing.get_context("spawn"),
-                        initializer=_init_worker, initargs=(self.nice, self.quiet))
+                    self._executor = worker_pool(
+                        self.workers, initializer=_init_worker, initargs=(self.nice, self.quiet))
             return self._executor
 
     def _submit(self, fn: Callable[..., Any], *args: Any) -> concurrent.futures.Future[Any]:
@@ -204,15 +190,7 @@ class BotPool:
             executor, self._executor = self._executor, None
         if executor is None:
             return
-        procs = list((getattr(executor, "_processes", None) or {}).values())
-        executor.shutdown(wait=False, cancel_futures=True)
-        deadline = time.monotonic() + grace
-        for p in procs:
-            p.join(max(0.0, deadline - time.monotonic()))
-            if p.is_alive():
-                p.terminate()
-                p.join(1.0)
-        executor.shutdown(wait=True)  # joins the pool's own thread and frees its queues
+        stop_pool(executor, grace)
 
     def __enter__(self) -> BotPool:
         return self

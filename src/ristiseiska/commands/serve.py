@@ -111,8 +111,32 @@ def run(args: argparse.Namespace) -> int:
                                 limits.header_timeout), timeout_keep_alive=5,
                             ws_ping_interval=20.0, ws_ping_timeout=20.0)
     server = uvicorn.Server(config)
-    asyncio.run(server.serve(sockets=[sock]))
+    _serve_until_stopped(server, sock)
     return 0
+
+
+class _Terminated(Exception):
+    """SIGTERM, after uvicorn has stopped the server gracefully."""
+
+
+def _serve_until_stopped(server: Any, sock: socket.socket) -> None:
+    """Serve until stopped. uvicorn stops gracefully on SIGTERM (the app's lifespan stops its
+    worker pools) and then raises the signal again, which by default would end the process
+    before the interpreter's exit handlers free multiprocessing's semaphores (the resource
+    tracker then warns of leaked ones). Here that second SIGTERM ends the process normally."""
+    import asyncio
+    import signal
+
+    def terminated(_sig: int, _frame: object) -> None:
+        raise _Terminated
+
+    previous = signal.signal(signal.SIGTERM, terminated)
+    try:
+        asyncio.run(server.serve(sockets=[sock]))
+    except _Terminated:
+        pass
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _limits(args: argparse.Namespace) -> Any:

@@ -17,13 +17,13 @@ from __future__ import annotations
 import asyncio
 import atexit
 import concurrent.futures
-import multiprocessing
 from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 
 from ..analysis import DEFAULT_WORLDS
+from ..lifeline import stop_pool, worker_pool
 from ..store.analysis import load_analysis, save_analysis
 from .security import json_body
 from .tables import ActionError, finished, record_of
@@ -40,11 +40,22 @@ _failed: dict[tuple[int, str, int, int], str] = {}
 def _executor() -> concurrent.futures.ProcessPoolExecutor:
     global _pool
     if _pool is None:
-        # spawn: a fork of a server with threads and an event loop is unsafe
-        _pool = concurrent.futures.ProcessPoolExecutor(
-            max_workers=1, mp_context=multiprocessing.get_context("spawn"))
-        atexit.register(_pool.shutdown, wait=False, cancel_futures=True)
+        # spawn: a fork of a server with threads and an event loop is unsafe; the worker dies
+        # with the server however the server ends (lifeline)
+        _pool = worker_pool(1)
     return _pool
+
+
+def close_pool() -> None:
+    """Stop the analysis worker (an analysis under way is dropped: it was not stored, and the
+    next request starts it again). The server calls this when it stops."""
+    global _pool
+    pool, _pool = _pool, None
+    if pool is not None:
+        stop_pool(pool, grace=1.0)  # an idle worker ends at once, a busy one is stopped
+
+
+atexit.register(close_pool)
 
 
 def compute(rec: dict[str, Any], seat: int) -> dict[str, Any]:

@@ -49,6 +49,7 @@ from ..rules import CHOICES, OPTION_HELP, PRESETS, Rules, RulesError, preset
 from ..store import Store
 from ..view import public_event
 from . import bots as botlib
+from .analysis_api import close_pool as close_analysis_pool
 from .analysis_api import router as analysis_router
 from .security import (
     Guard,
@@ -241,6 +242,7 @@ def create_app(database_url: str | None = None, bot_delay: float = 0.8,
             await tables.close()
             await store.close()
             await asyncio.to_thread(pool.close)
+            await asyncio.to_thread(close_analysis_pool)
 
     app = FastAPI(title="ristiseiska", lifespan=lifespan, docs_url=None, redoc_url=None)
     app.state.store = store
