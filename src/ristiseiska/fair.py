@@ -16,12 +16,17 @@ import hashlib
 import hmac
 import secrets
 
-SEED_BITS = 62
-MAX_SEED = 2**64  # seeds in records are checked below this (they fit any engine)
+# 256 bits: a finished deal's record shows its shuffle seed (63 bits, a SHA-256 of the match
+# seed and the deal's number), and nobody may find the match seed from it by trying every seed,
+# which would open the deals still to come. Matches of older servers have 62-bit seeds; their
+# records stay checkable (every seed below MAX_MATCH_SEED is).
+SEED_BITS = 256
+MAX_SEED = 2**64  # a deal's shuffle seed in a record is checked below this (it fits any engine)
+MAX_MATCH_SEED = 2**SEED_BITS  # a record's match_seed is checked below this
 
 
 def new_seed() -> int:
-    """A match seed nobody can predict."""
+    """A match seed nobody can predict (256 bits from the operating system's secure source)."""
     return secrets.randbits(SEED_BITS)
 
 

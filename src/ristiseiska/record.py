@@ -124,7 +124,7 @@ def parse_record_line(text: str) -> dict[str, Any] | str:
     return value
 
 
-MAX_DIGITS = 40  # no number of a record needs more (seeds are below 2^64)
+MAX_DIGITS = 80  # no number of a record needs more (match seeds are below 2^256, 78 digits)
 
 
 class _LongNumber(ValueError):
@@ -479,8 +479,8 @@ def _check_fair(rec: Mapping[str, Any], game: Game) -> None:
     if revealed is None:
         return  # the match is still on: nothing to check yet
     salt = rec.get("match_seed_salt")
-    if not _is_int(revealed) or not 0 <= revealed < fair.MAX_SEED:
-        raise RecordError("match_seed must be a whole number from 0 to 2^64 - 1")
+    if not _is_int(revealed) or not 0 <= revealed < fair.MAX_MATCH_SEED:
+        raise RecordError("match_seed must be a whole number from 0 to 2^256 - 1")
     if not isinstance(salt, str) or not 0 < len(salt) <= 128:
         raise RecordError("match_seed_salt must be text (it is revealed with match_seed)")
     if not fair.verify(revealed, salt, published):

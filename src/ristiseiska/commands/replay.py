@@ -1,6 +1,7 @@
 """``ristiseiska replay``: check game records, or step through one recorded deal.
 
-    ristiseiska replay --check games.jsonl [more.jsonl …] [--verify-seed]
+    ristiseiska replay --check games.jsonl [more.jsonl …] [--verify-seed] [--commitment HEX]
+                       [--allow-mixed]
     ristiseiska replay games.jsonl [--deal K] [--lang fi|en] [--text]
 """
 
@@ -17,7 +18,9 @@ DESCRIPTION = (
     "one, then a summary; the exit status is 1 when a record is bad and 2 when a file cannot "
     "be read. Records downloaded from a finished web match carry the revealed match seed: "
     "it is always checked against the commitment the server published before play, and the "
-    "hands against the seed. Without --check, show one deal of a file (the first, or --deal K)."
+    "hands against the seed; a record with a commitment but no revealed seed, an empty file, "
+    "a file mixing several matches and a deal given twice are bad too (--commitment checks "
+    "against the commitment you noted when the match began). Without --check, show one deal of a file (the first, or --deal K)."
 )
 
 
@@ -25,6 +28,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("files", nargs="+", metavar="FILE", help="record file (.jsonl; '-' reads standard input)")
     p.add_argument("--check", action="store_true", help="check every record: each event legal, the result as the rules give it")
     p.add_argument("--verify-seed", action="store_true", help="with --check: the hands must also be the shuffle of the record's seed")
+    p.add_argument("--commitment", metavar="HEX", default=None, help="with --check: every record must be a deal of the match whose seed commitment (64 hex digits) you noted when it began")
+    p.add_argument("--allow-mixed", action="store_true", help="with --check: accept records of several matches in one file")
     p.add_argument("--deal", type=int, default=1, metavar="K", help="show the K-th record of the file (from 1; default 1)")
     p.add_argument("--lang", choices=("fi", "en"), default="fi", help="language of the shown deal (default fi)")
     p.add_argument("--text", action="store_true", help="print the deal as plain text even when the terminal viewer is available")
@@ -42,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
     from ristiseiska.commands.common import CliError
 
     if args.check:
-        return _check(args.files, args.verify_seed)
+        return _check(args.files, args.verify_seed, args.commitment, args.allow_mixed)
     if len(args.files) != 1:
         raise CliError("show one file at a time (or use --check for several)")
     if args.deal < 1:
@@ -50,10 +55,19 @@ def run(args: argparse.Namespace) -> int:
     return _show(args.files[0], args.deal, args.lang, args.text)
 
 
-def _check(files: list[str], verify_seed: bool) -> int:
+def _check(files: list[str], verify_seed: bool, commitment: str | None = None,
+           allow_mixed: bool = False) -> int:
+    from ristiseiska.commands.common import CliError
     from ristiseiska.record import check_record
+    from ristiseiska.vouch import FileChecks, normalise_commitment
 
-    checked = bad = unseeded = 0
+    if commitment is not None:
+        try:
+            commitment = normalise_commitment(commitment)
+        except ValueError as e:
+            raise CliError(str(e)) from None
+    vouch = FileChecks(commitment, allow_mixed)
+    checked = bad = unseeded = file_problems = 0
     unreadable = False
     for path in files:
         try:
@@ -62,15 +76,30 @@ def _check(files: list[str], verify_seed: bool) -> int:
                 if verify_seed and isinstance(rec, dict) and rec.get("seed") is None:
                     unseeded += 1
                 problem = rec if isinstance(rec, str) else check_record(rec, verify_seed)
+                # a record that replays must also be vouched for (fairness, match, once only)
                 if problem is not None:
+                    vouch.skip()
+                    problems = [problem]
+                else:
+                    assert isinstance(rec, dict)
+                    problems = vouch.record(line_no, rec)
+                if problems:
                     bad += 1
-                    print(f"{path}:{line_no}: {problem}")
+                    for one in problems:
+                        print(f"{path}:{line_no}: {one}")
         except OSError as e:
             unreadable = True
             print(f"ristiseiska: cannot read {path}: {e.strerror or e}", file=sys.stderr)
+            vouch.end_file(path)
+            continue
+        for one in vouch.end_file(path):
+            file_problems += 1
+            print(one)
     note = f" ({unseeded} without a seed to verify)" if unseeded else ""
-    print(f"{checked} record{'s' if checked != 1 else ''} checked, {bad} bad{note}")
-    return 2 if unreadable else (1 if bad else 0)
+    whole = (f", {file_problems} file problem{'s' if file_problems != 1 else ''}"
+             if file_problems else "")
+    print(f"{checked} record{'s' if checked != 1 else ''} checked, {bad} bad{whole}{note}")
+    return 2 if unreadable else (1 if bad or file_problems else 0)
 
 
 def _show(path: str, k: int, lang: str, force_text: bool) -> int:
