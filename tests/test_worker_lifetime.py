@@ -140,3 +140,58 @@ def test_workers_die_with_the_server(played: dict[str, Any], tmp_path: Path, how
             proc.kill()
             proc.wait(timeout=30)
         kill_all(group_members(proc.pid))
+
+
+PARENT = '''
+import os, sys, threading, time
+from ristiseiska.lifeline import worker_pool
+
+pool = worker_pool(2)
+mode = sys.argv[1]
+if mode == "thread":  # the workers start in a thread that ends at once
+    t = threading.Thread(target=lambda: [pool.submit(os.getpid).result() for _ in range(2)])
+    t.start(); t.join()
+    time.sleep(1.5)  # longer than the workers' parent watch takes to notice anything
+    pids = {pool.submit(os.getpid).result() for _ in range(8)}
+    print(" ".join(map(str, sorted(pids))), flush=True)
+    time.sleep(120)
+else:  # "early": die while the workers are still starting
+    pool.submit(os.getpid)
+    print("started", flush=True)
+    os._exit(0)
+'''
+
+
+def _parent(how: str) -> tuple[subprocess.Popen[str], str]:
+    p = subprocess.Popen([sys.executable, "-c", PARENT, how], stdout=subprocess.PIPE, text=True,
+                         start_new_session=True)
+    assert p.stdout is not None
+    return p, p.stdout.readline()
+
+
+def test_workers_started_from_a_thread_live_until_the_parent_dies() -> None:
+    """The parent-death signal watches the starting thread: workers started by a thread that
+    has ended must still work, and still die with the parent process."""
+    proc, line = _parent("thread")
+    try:
+        assert line.strip(), "the workers did not answer after their starting thread ended"
+        workers = descendants(proc.pid)
+        assert {str(p[0]) for p in workers} >= set(line.split())
+        proc.kill()
+        proc.wait(timeout=30)
+        assert not wait_gone(workers | group_members(proc.pid), 10.0)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=30)
+        kill_all(group_members(proc.pid))
+
+
+def test_a_parent_that_dies_while_its_worker_starts_leaves_nothing() -> None:
+    proc, line = _parent("early")
+    try:
+        assert line.strip() == "started"
+        proc.wait(timeout=30)
+        assert not wait_gone(group_members(proc.pid), 10.0)
+    finally:
+        kill_all(group_members(proc.pid))
