@@ -60,6 +60,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         args = parser.parse_args(["serve", *(argv or [])])
     try:
+        from .commands.common import check_numbers
+
+        check_numbers(str(args.command or "serve"), args)  # every number bounded (issue 19)
         return int(args._run(args) or 0)
     except CliError as e:
         print(f"ristiseiska: {e}", file=sys.stderr)

@@ -468,6 +468,56 @@ def preset_description(name: str) -> str:
     return PRESETS[name][0]
 
 
+MAX_TOML_DEPTH = 32  # arrays and inline tables inside each other; a rules file needs 1 or 2
+
+
+def toml_depth(text: str) -> int:
+    """How deeply arrays and inline tables of a TOML text lie inside each other (brackets in
+    strings and comments do not count), without parsing it: the parser recurses once per
+    level, so a deep enough text would crash it."""
+    depth = deepest = 0
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == "#":  # a comment runs to the end of the line
+            end = text.find("\n", i)
+            i = n if end < 0 else end
+            continue
+        if c in "\"'":
+            quote = text[i:i + 3] if text.startswith(c * 3, i) else c
+            i += len(quote)
+            while i < n and not text.startswith(quote, i):
+                if c == '"' and text[i] == "\\":
+                    i += 1  # an escaped character: skip it
+                elif len(quote) == 1 and text[i] == "\n":
+                    break  # a one-line string ends with its line (the parser reports it)
+                i += 1
+            i += len(quote)
+            continue
+        if c in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif c in "]}":
+            depth = max(0, depth - 1)
+        i += 1
+    return deepest
+
+
+def parse_toml(text: str, source: str = "rules file") -> dict[str, Any]:
+    """``tomllib.loads`` with its nesting bounded (:data:`MAX_TOML_DEPTH`): raises
+    :class:`RulesError` with one sentence for bad TOML, never RecursionError."""
+    depth = toml_depth(text)
+    if depth > MAX_TOML_DEPTH:
+        raise RulesError(f"{source}: arrays or tables are nested {depth} deep; a rules file "
+                         f"may nest them at most {MAX_TOML_DEPTH} deep")
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise RulesError(f"{source}: not valid TOML: {e}") from None
+    except RecursionError:  # the count above missed a way to nest: still one sentence
+        raise RulesError(f"{source}: arrays or tables are nested too deeply") from None
+
+
 def load_rules_toml(text: str, source: str = "rules file") -> Rules:
     """House rules from TOML: an optional ``preset = "name"`` and option overrides, either at
     the top level or under ``[rules]``::
@@ -477,10 +527,7 @@ def load_rules_toml(text: str, source: str = "rules file") -> Rules:
         token_value = 25
         hoarding = "all-but-sevens"
     """
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise RulesError(f"{source}: not valid TOML: {e}") from None
+    data = parse_toml(text, source)
     base_name = data.pop("preset", "ristiseiska")
     if not isinstance(base_name, str):
         raise RulesError(f"{source}: preset must be a name in quotes")

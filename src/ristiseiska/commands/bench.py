@@ -88,7 +88,9 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if args.deals < 1:
         raise CliError(f"--deals must be at least 1, not {args.deals}")
-    kdeals = args.kernel_deals if args.kernel_deals is not None else 100 * args.deals
+    # the kernel's default stays within its bound (common.NUMERIC_BOUNDS: its result arrays)
+    kdeals = args.kernel_deals if args.kernel_deals is not None else min(100 * args.deals,
+                                                                         2_000_000)
     if kdeals < 1:
         raise CliError(f"--kernel-deals must be at least 1, not {kdeals}")
     results = []

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import tomllib
 from typing import Any
 
 
@@ -14,7 +13,7 @@ class CliError(Exception):
 
 def load_rules(preset_name: str | None, rules_file: str | None) -> Any:
     """The rules from ``--preset`` and ``--rules`` (raises ``CliError``)."""
-    from ristiseiska.rules import RulesError, load_rules_toml, preset
+    from ristiseiska.rules import RulesError, load_rules_toml, parse_toml, preset
 
     try:
         if rules_file is None:
@@ -29,11 +28,65 @@ def load_rules(preset_name: str | None, rules_file: str | None) -> Any:
             raise CliError(f"rules file {rules_file} is not UTF-8 text") from None
         if preset_name is not None:
             try:
-                has_preset = "preset" in tomllib.loads(text)
-            except tomllib.TOMLDecodeError:
+                has_preset = "preset" in parse_toml(text, rules_file)
+            except RulesError:
                 has_preset = True  # let the loader report the TOML error
             if not has_preset:  # --preset is the base the file's options change
                 text = f"preset = {json.dumps(preset_name)}\n" + text
         return load_rules_toml(text, source=rules_file)
     except RulesError as e:
         raise CliError(str(e)) from None
+
+
+# Every numeric option of every command is bounded (issue 19): a value out of range is one
+# clear line (``--worlds must be at most 100,000, not 10000000000``), never a traceback or an
+# attempt to allocate more memory than any machine has. Per command, option (its ``dest``) →
+# (lowest, highest); None leaves that side to the command's own check, which words it for its
+# option. An option not named here (a new one) still gets the generic bounds below.
+SEEDS = (-(2**64) + 1, 2**64 - 1)
+GENERIC_INT = SEEDS
+GENERIC_FLOAT = (-1e9, 1e9)
+NUMERIC_BOUNDS: dict[str, dict[str, tuple[float | None, float | None]]] = {
+    "analyze": {"deal": (None, 10_000_000), "seat": (None, 7), "seed": SEEDS,
+                "worlds": (4, 100_000)},
+    "bench": {"deals": (1, 1_000_000), "kernel_deals": (1, 2_000_000), "players": (2, 8),
+              "seed": SEEDS},
+    "play": {"players": (2, 8), "deals": (1, 1000), "target": (1, 1_000_000), "seed": SEEDS,
+             "pace": (None, 60)},
+    "replay": {"deal": (None, 10_000_000)},
+    "simulate": {"players": (2, 8), "games": (1, 100_000_000), "seed": SEEDS, "workers": (1, 256)},
+    "tournament": {"players": (2, 8), "games": (1, 10_000_000), "seed": SEEDS,
+                   "workers": (1, 256)},
+}
+
+
+def _number(value: float) -> str:
+    text = f"{value:g}" if isinstance(value, float) else str(value)
+    return text if len(text) <= 24 else f"a number of {len(text)} digits"
+
+
+def _bound(b: float) -> str:
+    return f"{b:,}" if isinstance(b, int) else f"{b:g}"
+
+
+def check_numbers(command: str, args: Any) -> None:
+    """Raise ``CliError`` for the first numeric option of ``args`` out of its bounds."""
+    import math
+
+    bounds = NUMERIC_BOUNDS.get(command, {})
+    for dest, value in sorted(vars(args).items()):
+        if dest.startswith("_") or isinstance(value, bool) or not isinstance(value, int | float):
+            continue
+        flag = "--" + dest.replace("_", "-")
+        if isinstance(value, float) and not math.isfinite(value):
+            raise CliError(f"{flag} must be a finite number, not {value}")
+        generic = GENERIC_FLOAT if isinstance(value, float) else GENERIC_INT
+        lo, hi = bounds.get(dest, generic)
+        if lo is not None and value < lo:
+            raise CliError(f"{flag} must be at least {_bound(lo)}, not {_number(value)}")
+        if hi is not None and value > hi:
+            raise CliError(f"{flag} must be at most {_bound(hi)}, not {_number(value)}")
+        glo, ghi = generic
+        if not glo <= value <= ghi:  # a side left to the command, still bounded
+            raise CliError(f"{flag} must be from {_bound(glo)} to {_bound(ghi)}, not "
+                           f"{_number(value)}")

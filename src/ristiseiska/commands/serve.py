@@ -61,6 +61,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--allowed-origin", action="append", default=[], metavar="URL",
                    help="another origin whose pages may use this server (repeatable), e.g. "
                    "https://cards.example.org behind a proxy; the server's own is always allowed")
+    g.add_argument("--allowed-host", action="append", default=[], metavar="NAME",
+                   help="a host name the server answers to (repeatable; * for any); by default "
+                   "the --host address, localhost and the hosts of --allowed-origin (IP "
+                   "addresses always), so that a page elsewhere cannot reach it by DNS "
+                   "rebinding; other names get 421")
+    g.add_argument("--analyses-per-address", type=int, default=d.analyses_per_address,
+                   metavar="N", help="analyses of finished deals queued or running at once "
+                   f"for one client address (default {d.analyses_per_address})")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -140,22 +148,24 @@ def _serve_until_stopped(server: Any, sock: socket.socket) -> None:
 
 
 def _limits(args: argparse.Namespace) -> Any:
-    from ..web.security import Limits, check_origin, check_proxy
+    from ..web.security import Limits, check_host, check_origin, check_proxy, default_hosts
     from .common import CliError
 
     for name, lo, hi in (("tables_per_minute", 1, 100_000), ("open_tables", 1, 1_000_000),
                          ("sockets_per_address", 1, 100_000),
                          ("messages_per_second", 0.1, 10_000), ("requests_per_second", 0.1, 100_000),
                          ("max_match_deals", 1, 1000), ("idle_minutes", 0.05, 10_000),
-                         ("header_timeout", 0.5, 3600)):
+                         ("header_timeout", 0.5, 3600), ("analyses_per_address", 1, 1000)):
         value = getattr(args, name)
         if not lo <= value <= hi:
             raise CliError(f"--{name.replace('_', '-')} must be {lo:g}..{hi:g}, not {value:g}")
     try:
         proxies = [check_proxy(p) for p in args.trusted_proxy]
         origins = [check_origin(o) for o in args.allowed_origin]
+        hosts = [check_host(h) for h in args.allowed_host]
     except ValueError as e:
         raise CliError(str(e)) from None
+    hosts += default_hosts(args.host, origins)
     return Limits(tables_per_minute=args.tables_per_minute, open_tables=args.open_tables,
                   sockets_per_address=args.sockets_per_address,
                   messages_per_second=args.messages_per_second,
@@ -164,7 +174,8 @@ def _limits(args: argparse.Namespace) -> Any:
                   request_burst=max(1, int(args.requests_per_second * 4)),
                   max_match_deals=args.max_match_deals, idle_seconds=args.idle_minutes * 60,
                   header_timeout=args.header_timeout, per_address=not args.no_limits,
-                  trusted_proxies=proxies, allowed_origins=origins)
+                  trusted_proxies=proxies, allowed_origins=origins, allowed_hosts=hosts,
+                  analyses_per_address=args.analyses_per_address)
 
 
 async def _check_store(app: Any) -> None:

@@ -34,6 +34,7 @@ BUDGET = f"worlds={DEFAULT_WORLDS};seed={ANALYSIS_SEED}"
 
 _pool: concurrent.futures.ProcessPoolExecutor | None = None
 _jobs: dict[tuple[int, str, int, int], asyncio.Future[dict[str, Any]]] = {}
+_owners: dict[tuple[int, str, int, int], str] = {}  # job → the client address that asked first
 _failed: dict[tuple[int, str, int, int], str] = {}
 
 
@@ -46,11 +47,19 @@ def _executor() -> concurrent.futures.ProcessPoolExecutor:
     return _pool
 
 
+def _queued(addr: str) -> int:
+    """Analyses asked for by ``addr`` and not yet finished."""
+    return sum(1 for key, owner in _owners.items()
+               if owner == addr and key in _jobs and not _jobs[key].done())
+
+
 def close_pool() -> None:
     """Stop the analysis worker (an analysis under way is dropped: it was not stored, and the
     next request starts it again). The server calls this when it stops."""
     global _pool
     pool, _pool = _pool, None
+    _jobs.clear()  # their results would have nowhere to go: the next request starts afresh
+    _owners.clear()
     if pool is not None:
         stop_pool(pool, grace=1.0)  # an idle worker ends at once, a busy one is stopped
 
@@ -109,10 +118,20 @@ async def analysis(table_id: str, deal: int, request: Request) -> Response:
         return _error("failed", _failed.pop(key), 503)
     job = _jobs.get(key)
     if job is None:
+        lim = request.app.state.limits
+        addr = request.scope.get("client_addr", "")
+        if lim.per_address and _queued(addr) >= lim.analyses_per_address:
+            # one client cannot fill the single worker's queue for everybody (issue 19)
+            return JSONResponse(
+                {"error": "too-many-analyses", "message":
+                 f"at most {lim.analyses_per_address} analyses at a time from one address; "
+                 "ask again when one of yours is done"}, status_code=429,
+                headers={"Retry-After": "10"})
         rec = record_of(t, deal, games[deal])
         loop = asyncio.get_running_loop()
         job = loop.run_in_executor(_executor(), compute, rec, seat)
         _jobs[key] = job
+        _owners[key] = addr
         job.add_done_callback(lambda f: loop.create_task(_finish(key, f, store)))
     return JSONResponse({"status": "running"}, status_code=202)
 
@@ -130,3 +149,4 @@ async def _finish(key: tuple[int, str, int, int], job: asyncio.Future[dict[str, 
         _failed[key] = f"{type(e).__name__}: {e}"
     finally:
         _jobs.pop(key, None)
+        _owners.pop(key, None)

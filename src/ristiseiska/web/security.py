@@ -22,8 +22,10 @@ calls hooks:
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import ipaddress
 import json
+import logging
 import re
 import time
 import unicodedata
@@ -67,10 +69,16 @@ class Limits:
     per_address: bool = True
     trusted_proxies: list[str] = field(default_factory=list)
     allowed_origins: list[str] = field(default_factory=list)
+    # Host names the server answers to (``serve --allowed-host``; see :func:`host_allowed`);
+    # None answers any (the library default: tests and programs that embed the app).
+    allowed_hosts: list[str] | None = None
+    analyses_per_address: int = 4  # analyses queued or running at once for one address
 
     def __post_init__(self) -> None:
         self._proxies = [ipaddress.ip_network(p, strict=False) for p in self.trusted_proxies]
         self._origins = {o.rstrip("/").lower() for o in self.allowed_origins}
+        self._hosts = (None if self.allowed_hosts is None or "*" in self.allowed_hosts
+                       else {_host_name(h) for h in self.allowed_hosts})
 
     def trusts(self, addr: str) -> bool:
         try:
@@ -87,6 +95,62 @@ def check_proxy(value: str) -> str:
     except ValueError:
         raise ValueError(f"--trusted-proxy {value!r} is not an IP address or network") from None
     return value
+
+
+def check_host(value: str) -> str:
+    """A ``--allowed-host`` value (a host name, an IP address, or ``*`` for any) or ValueError."""
+    if value == "*" or re.fullmatch(r"[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?\.?", value):
+        return value
+    try:
+        ipaddress.ip_address(value.strip("[]"))
+    except ValueError:
+        raise ValueError(f"--allowed-host {value!r} must be a host name such as cards.example.org, "
+                         "an IP address, or * for any") from None
+    return value
+
+
+def _host_name(value: str) -> str:
+    """The name part of a Host header or an allowed host, as compared: lower case, without the
+    port, brackets or a final dot."""
+    v = value.strip().lower()
+    if v.startswith("["):  # [::1]:8000
+        return v[1:v.find("]")] if "]" in v else v[1:]
+    if v.count(":") == 1:  # name:port (a bare IPv6 address has several colons)
+        v = v.split(":", 1)[0]
+    return v.rstrip(".")
+
+
+def default_hosts(bound: str, origins: Iterable[str]) -> list[str]:
+    """The Host names a server bound to ``bound`` answers to by default: that address (for a
+    wildcard address, this machine's name), localhost, and the hosts of ``origins``."""
+    import socket
+    from urllib.parse import urlsplit
+
+    hosts = ["localhost", "localhost.", bound]
+    if bound in ("0.0.0.0", "::", ""):
+        hosts.append(socket.gethostname())
+    hosts.extend(urlsplit(o).hostname or "" for o in origins)
+    return [h for h in hosts if h]
+
+
+def host_allowed(scope: MutableMapping[str, Any], limits: Limits) -> bool:
+    """True when the request's Host header names this server (issue 19). A page of another
+    site whose name is made to point at this server (DNS rebinding) sends its own name as
+    Host; an address written out (``127.0.0.1:8000``, ``[::1]``) cannot be such a page, so
+    every IP address is accepted, and names only from the allow-list."""
+    if limits._hosts is None:
+        return True
+    raw = _header(scope, b"host")
+    if not raw:
+        return False
+    name = _host_name(raw)
+    if name in limits._hosts:
+        return True
+    try:
+        ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return True
 
 
 def check_origin(value: str) -> str:
@@ -150,9 +214,16 @@ _BAD_CATEGORIES = {"Cc", "Cf", "Cs", "Co", "Cn"}
 _EXTRA_INVISIBLE = {"\u115f", "\u1160", "\u3164", "\uffa0", "\u2800"}  # Hangul fillers, blank braille
 
 
+def _visible(text: str) -> bool:
+    """True when ``text`` holds a letter or a digit: a name of combining marks, variation
+    selectors, spaces or punctuation alone looks blank or like nobody's (issue 19)."""
+    return any(unicodedata.category(ch)[0] in "LN" for ch in text)
+
+
 def clean_text(value: Any, max_len: int, what: str = "name") -> str:
     """``value`` as one tidy line: NFC, spaces collapsed, at most ``max_len`` characters.
-    Raises :class:`InputError` for anything that could hide or disguise text."""
+    Raises :class:`InputError` for anything that could hide or disguise text; a name (``what``
+    is ``"name"``) that is not empty must also hold a letter or a digit."""
     if not isinstance(value, str):
         raise InputError("bad-text", f"the {what} must be text")
     for ch in value:
@@ -164,6 +235,9 @@ def clean_text(value: Any, max_len: int, what: str = "name") -> str:
     text = " ".join(unicodedata.normalize("NFC", value).split())
     if len(text) > max_len:
         raise InputError("bad-text", f"the {what} is at most {max_len} characters")
+    if what == "name" and text and not _visible(text):
+        raise InputError("bad-text", "the name needs at least one letter or digit (marks, "
+                         "symbols and spaces alone look blank or alike)")
     return text
 
 
@@ -359,6 +433,9 @@ class Guard:
         self.limits = limits
         self.requests = RateLimiter(limits.requests_per_second, limits.request_burst)
         self.sockets = Counter()
+        uvicorn_log = logging.getLogger("uvicorn.error")
+        if _DENIAL_FILTER not in uvicorn_log.filters:
+            uvicorn_log.addFilter(_DENIAL_FILTER)
 
     async def __call__(self, scope: MutableMapping[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] not in ("http", "websocket"):
@@ -366,6 +443,14 @@ class Guard:
             return
         addr = client_address(scope, self.limits)
         scope["client_addr"] = addr
+        if not host_allowed(scope, self.limits):
+            message = ("this server does not answer to that host name; its operator can "
+                       "allow it with --allowed-host")
+            if scope["type"] == "websocket":
+                await _deny(scope, send, 421, "bad-host", message, close_code=1008)
+            else:
+                await _answer(send, 421, "bad-host", message)
+            return
         if scope["type"] == "websocket":
             await self._websocket(scope, receive, send, addr)
             return
@@ -393,8 +478,11 @@ class Guard:
             return
         limit = self.limits.sockets_per_address if self.limits.per_address else None
         if not self.sockets.add(addr, limit):
-            await send({"type": "websocket.close", "code": 4429,
-                        "reason": "too many connections from your address"})
+            # not the 403 of a bad origin: HTTP 429 at the handshake (close code 1013, "try
+            # again later", where the server cannot answer the handshake with a status)
+            await _deny(scope, send, 429, "too-many-sockets",
+                        f"at most {limit} connections at once from one address; close one "
+                        "(another tab) or try again later", retry=5)
             return
         try:
             await self.app(scope, receive, send)
@@ -402,14 +490,41 @@ class Guard:
             self.sockets.remove(addr)
 
 
-async def _answer(send: Any, status: int, code: str, message: str, retry: int | None = None
-                  ) -> None:
+# uvicorn logs "ASGI callable returned without completing handshake." as an error after every
+# WebSocket denial response, though the denial is the answer meant: not in the operator's log.
+_denied: contextvars.ContextVar[bool] = contextvars.ContextVar("ristiseiska_ws_denied",
+                                                               default=False)
+
+
+class _DenialLogFilter(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (_denied.get() and "without completing handshake" in str(record.msg))
+
+
+_DENIAL_FILTER = _DenialLogFilter()
+
+
+async def _deny(scope: MutableMapping[str, Any], send: Any, status: int, code: str,
+                message: str, retry: int | None = None, close_code: int = 1013) -> None:
+    """Refuse a WebSocket handshake with an HTTP ``status`` and a JSON body (the ASGI
+    WebSocket denial response), or, where the server cannot send one, accept and close at once
+    with ``close_code`` (1013: try again later) and the message as the reason."""
+    if "websocket.http.response" in (scope.get("extensions") or {}):
+        _denied.set(True)  # in this connection's task only
+        await _answer(send, status, code, message, retry, prefix="websocket.")
+        return
+    await send({"type": "websocket.accept"})
+    await send({"type": "websocket.close", "code": close_code, "reason": message[:120]})
+
+
+async def _answer(send: Any, status: int, code: str, message: str, retry: int | None = None,
+                  prefix: str = "") -> None:
     body = json.dumps({"error": code, "message": message}).encode()
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     if retry is not None:
         headers.append((b"retry-after", str(retry).encode()))
-    await send({"type": "http.response.start", "status": status, "headers": headers})
-    await send({"type": "http.response.body", "body": body})
+    await send({"type": f"{prefix}http.response.start", "status": status, "headers": headers})
+    await send({"type": f"{prefix}http.response.body", "body": body})
 
 
 async def json_body(request: Request, limits: Limits) -> Any:
