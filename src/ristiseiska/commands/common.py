@@ -47,7 +47,7 @@ SEEDS = (-(2**64) + 1, 2**64 - 1)
 GENERIC_INT = SEEDS
 GENERIC_FLOAT = (-1e9, 1e9)
 NUMERIC_BOUNDS: dict[str, dict[str, tuple[float | None, float | None]]] = {
-    "analyze": {"deal": (None, 10_000_000), "seat": (None, 7), "seed": SEEDS,
+    "analyze": {"deal": (None, 10_000_000), "seat": (None, None), "seed": SEEDS,
                 "worlds": (4, 100_000)},
     "bench": {"deals": (1, 1_000_000), "kernel_deals": (1, 2_000_000), "players": (2, 8),
               "seed": SEEDS},
