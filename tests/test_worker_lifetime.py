@@ -155,6 +155,15 @@ if mode == "thread":  # the workers start in a thread that ends at once
     pids = {pool.submit(os.getpid).result() for _ in range(8)}
     print(" ".join(map(str, sorted(pids))), flush=True)
     time.sleep(120)
+elif mode == "terminal":  # the pool the terminal game uses, from a Textual-like worker thread
+    from ristiseiska import Game, Rules
+    from ristiseiska.bots.pool import shared_pool
+
+    g = Game(Rules(), players=3, seed=1)
+    t = threading.Thread(target=lambda: shared_pool().choose("expert", 5, g.view(g.to_move)))
+    t.start(); t.join()
+    print(shared_pool().choose("expert", 5, g.view(g.to_move)), flush=True)
+    time.sleep(120)
 else:  # "early": die while the workers are still starting
     pool.submit(os.getpid)
     print("started", flush=True)
@@ -178,6 +187,23 @@ def test_workers_started_from_a_thread_live_until_the_parent_dies() -> None:
         workers = descendants(proc.pid)
         assert {str(p[0]) for p in workers} >= set(line.split())
         proc.kill()
+        proc.wait(timeout=30)
+        assert not wait_gone(workers | group_members(proc.pid), 10.0)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=30)
+        kill_all(group_members(proc.pid))
+
+
+@pytest.mark.parametrize("stop", [signal.SIGKILL, signal.SIGTERM])
+def test_the_terminal_games_bot_workers_die_with_it(stop: int) -> None:
+    proc, line = _parent("terminal")
+    try:
+        assert line.strip(), "the shared pool gave no move"
+        workers = descendants(proc.pid)
+        assert workers
+        proc.send_signal(stop)
         proc.wait(timeout=30)
         assert not wait_gone(workers | group_members(proc.pid), 10.0)
     finally:
