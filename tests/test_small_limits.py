@@ -298,8 +298,6 @@ def test_real_server_over_limit_socket_and_foreign_host(live: str) -> None:
     for ok in (f"localhost:{port}", f"127.0.0.1:{port}", f"LOCALHOST.:{port}"):
         assert _http(live, "GET", "/api/meta", ok)[0] == 200, ok
 
-    assert _upgrade(live, tid, live) == 101
-
     async def sockets() -> tuple[int, int]:
         async with websockets.connect(f"ws://{live}/ws/{tid}") as first:
             await first.recv()
@@ -309,6 +307,12 @@ def test_real_server_over_limit_socket_and_foreign_host(live: str) -> None:
         return over.value.response.status_code, _upgrade(live, tid, "rebind.example")
 
     assert asyncio.run(sockets()) == (429, 421)
+    # the same raw handshake with the server's own Host is accepted (last: until the server
+    # sees this socket close, it counts against the limit of one)
+    deadline = time.monotonic() + 10
+    while (status := _upgrade(live, tid, live)) == 429 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert status == 101
 
 
 def test_host_rules() -> None:
