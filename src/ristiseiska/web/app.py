@@ -50,6 +50,7 @@ from ..store import Store
 from ..view import public_event
 from . import bots as botlib
 from .analysis_api import router as analysis_router
+from .puzzles_api import router as puzzles_router
 from .security import (
     Guard,
     InputError,
@@ -248,6 +249,7 @@ def create_app(database_url: str | None = None, bot_delay: float = 0.8,
     app.add_middleware(Guard, limits=lim)
     app.add_middleware(SecurityHeaders)
     app.include_router(analysis_router)  # analysis of finished deals (web/analysis_api.py)
+    app.include_router(puzzles_router)  # the puzzle trainer (web/puzzles_api.py)
 
     def tables() -> Tables:
         return state["tables"]
