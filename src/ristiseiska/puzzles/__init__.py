@@ -13,7 +13,7 @@ player miss the answer, folded into a rating (see :func:`grade_of` and docs/anal
 
 ``make_puzzles`` finds them, ``check_puzzle`` re-evaluates one with a larger budget,
 ``read_puzzles``/``parse_puzzle`` read and validate puzzle files, ``shipped`` loads the set
-that ships in the package (``puzzles/data/shipped.jsonl``).
+that ships in the package (``puzzles/data/shipped.jsonl.gz``).
 """
 
 from __future__ import annotations
@@ -401,9 +401,14 @@ def dumps_puzzle(p: Mapping[str, Any]) -> str:
     return json.dumps(p, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
+SHIPPED = "data/shipped.jsonl.gz"  # gzip-compressed JSON lines (the records make it ~3 KB a puzzle)
+
+
 @lru_cache(maxsize=1)
 def _shipped_text() -> str:
-    return resources.files(__name__).joinpath("data/shipped.jsonl").read_text("utf-8")
+    import gzip
+
+    return gzip.decompress(resources.files(__name__).joinpath(SHIPPED).read_bytes()).decode("utf-8")
 
 
 def shipped() -> list[dict[str, Any]]:

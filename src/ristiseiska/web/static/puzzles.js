@@ -95,7 +95,8 @@ function Hand({ pos, result, choose, busy, t }) {
   for (const m of pos.moves) { const c = moveCard(m.move); if (c) byCard[c] = m; }
   const state = (move) => (!result ? "" : move === result.answer ? " best" : move === result.move ? " chosen-wrong" : "");
   const others = pos.moves.filter((m) => !moveCard(m.move));
-  return html`<div class="pz-hand" role="group" aria-label=${t("puzzles.moves")} data-testid="hand">
+  return html`<div class="pz-handlabel">${t("puzzles.hand")}</div>
+    <div class="pz-hand" role="group" aria-label=${t("puzzles.hand")} data-testid="hand">
       ${pos.hand.map((c, i) => {
         const m = byCard[c];
         if (!m) return html`<${Card} code=${c} label=${pos.hand_names[i]}/>`;
