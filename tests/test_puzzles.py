@@ -257,3 +257,42 @@ def test_the_command_line_bounds(argv: list[str], message: str, capsys: pytest.C
     assert cli.main(["puzzles", *argv]) == 2
     assert message in capsys.readouterr().err
     assert not (tmp_path / "x.jsonl").exists()  # nothing written on an error
+
+
+# -- the words ------------------------------------------------------------------------------------
+
+def test_reasons_are_kept_and_written_again(made: list[dict[str, Any]]) -> None:
+    from ristiseiska.puzzles.present import why_for
+    from ristiseiska.puzzles.text import decode, encode, why_text
+
+    for p in made:
+        assert isinstance(p["reason"]["key"], str)
+        assert encode(decode(p["reason"]["params"])) == p["reason"]["params"]
+        for lang in ("fi", "en"):
+            assert why_text(p["reason"], p["answer"], lang) == p["why"][lang] == why_for(p, lang)
+    # a damaged reason still gives a sentence naming the answer
+    assert why_text({"key": "unlock_own", "params": {"card": {"$card": 5}}}, "C8") == \
+        "Paras siirto tässä: Pelaa ristikasi."
+    assert why_text(None, "stop", "en") == "The best move here: End turn."
+
+
+@pytest.mark.parametrize("lang", ["fi", "en"])
+def test_special_reasons_read_well(lang: str) -> None:
+    from ristiseiska.puzzles.text import why_text
+
+    out = why_text({"key": "analysis.reason.out", "params": {"best": "stop"}}, "stop", lang)
+    assert "{" not in out and ("Pelaa Lopeta" not in out) and ("Play the End" not in out)
+    one = why_text({"key": "analysis.reason.dump", "params": {"best": "CJ", "diff": 1}}, "CJ", lang)
+    assert ("yhden pisteen" in one) if lang == "fi" else ("1 point fewer" in one)
+    many = why_text({"key": "analysis.reason.dump", "params": {"best": "CK", "diff": 5}}, "CK", lang)
+    assert ("5 pistettä" in many) if lang == "fi" else ("5 points fewer" in many)
+
+
+def test_every_shipped_explanation_is_a_sentence() -> None:
+    from ristiseiska.puzzles.present import why_for
+
+    for p in shipped():
+        for lang in ("fi", "en"):
+            text = why_for(p, lang)
+            assert text and "{" not in text and text[-1] in ".!)", (p["id"], text)
+            assert "Play the End turn" not in text and "Pelaa Lopeta" not in text

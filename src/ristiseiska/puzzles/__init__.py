@@ -232,6 +232,7 @@ def build_puzzle(name: str, full: Mapping[str, Any], index: int, seat: int, view
     rec["result"] = None
     alts = [{"move": v.move, "loss": round(v.points - best.points, 2), "se": round(v.se, 2)}
             for v in j.values[1:]]
+    sentences, reason = why(view, legal, j.values, seed)
     return {
         "id": f"{tag}-{index}",
         "preset": name,
@@ -242,7 +243,8 @@ def build_puzzle(name: str, full: Mapping[str, Any], index: int, seat: int, view
         "answer": best.move,
         "points": round(best.points, 2),
         "alternatives": alts,
-        "why": why(view, legal, j.values, seed),
+        "why": sentences,
+        "reason": reason,
         "difficulty": difficulty_of(view, best.move, seed),
         "record": rec,
     }
@@ -357,6 +359,9 @@ def parse_puzzle(obj: Any) -> dict[str, Any]:
     why = obj["why"]
     if not isinstance(why, dict) or not all(isinstance(why.get(lang), str) for lang in ("fi", "en")):
         raise PuzzleError("why must be an object with a sentence for 'fi' and 'en'")
+    reason = obj.get("reason")
+    if reason is not None and not (isinstance(reason, dict) and isinstance(reason.get("key"), str)):
+        raise PuzzleError("reason must be an object with a 'key' (text)")
     diff = obj["difficulty"]
     if not isinstance(diff, dict) or diff.get("grade") not in GRADES:
         raise PuzzleError(f"difficulty must be an object with a grade ({', '.join(GRADES)})")

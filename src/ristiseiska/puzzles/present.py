@@ -12,7 +12,7 @@ from typing import Any
 
 from ..i18n import card_name, describe_event, norm_lang, t
 from . import PuzzleError, position_of
-from .text import cost_text, grade_text, move_words, verdict_text
+from .text import cost_text, grade_text, move_words, verdict_text, why_text
 
 HISTORY_SHOWN = 400  # every event of a deal fits
 
@@ -71,6 +71,15 @@ def _task(view: Any, names: list[str], lang: str) -> str:
     return t("puzzles.task", lang)
 
 
+def why_for(p: Mapping[str, Any], lang: str) -> str:
+    """The explanation in ``lang``: written now from the puzzle's stored reason (so better
+    words reach old puzzles), else the sentence stored with it."""
+    if isinstance(p.get("reason"), dict):
+        return why_text(p["reason"], str(p["answer"]), lang)
+    why = p["why"]
+    return str(why.get(lang) or why.get("fi") or "")
+
+
 def verdict(p: Mapping[str, Any], move: Any, lang: str = "fi") -> dict[str, Any]:
     """The answer to choosing ``move``: right or not, the points it loses, the explanation of
     the best move and every move's cost (best first). Raises :class:`PuzzleError` when
@@ -85,12 +94,11 @@ def verdict(p: Mapping[str, Any], move: Any, lang: str = "fi") -> dict[str, Any]
                           f"({', '.join(losses)})")
     loss = losses[move]
     correct = move == answer
-    why = p["why"]
     return {
         "id": p["id"], "move": move, "correct": correct, "loss": round(loss, 2),
         "answer": answer, "answer_label": move_words(answer, lang),
         "verdict": verdict_text(correct, move, answer, loss, lang),
-        "why": str(why.get(lang) or why.get("fi") or ""),
+        "why": why_for(p, lang),
         "moves": [{"move": m, "label": move_words(m, lang), "loss": round(v, 2),
                    "cost": "" if m == answer else cost_text(v, lang), "best": m == answer,
                    "chosen": m == move}
