@@ -12,6 +12,7 @@ alternatives' costs are sent only in the reply to a choice.
 
 from __future__ import annotations
 
+import asyncio
 from functools import lru_cache
 from importlib import resources
 from typing import Any
@@ -34,10 +35,15 @@ def _by_id() -> dict[str, dict[str, Any]]:
     return {str(p["id"]): p for p in shipped()}
 
 
-def _find(puzzle_id: str) -> dict[str, Any] | None:
+async def _all() -> dict[str, dict[str, Any]]:
+    # the first call reads and checks the whole set (about a second): off the event loop
+    return await asyncio.to_thread(_by_id)
+
+
+async def _find(puzzle_id: str) -> dict[str, Any] | None:
     if len(puzzle_id) > MAX_ID:
         return None
-    return _by_id().get(puzzle_id)
+    return (await _all()).get(puzzle_id)
 
 
 def _missing(puzzle_id: str) -> JSONResponse:
@@ -52,13 +58,13 @@ async def puzzles_page() -> FileResponse:
 
 @router.get("/api/puzzles")
 async def puzzle_list() -> Response:
-    items = [summary(p) for p in _by_id().values()]
+    items = [summary(p) for p in (await _all()).values()]
     return JSONResponse({"puzzles": items}, headers={"Cache-Control": "max-age=300"})
 
 
 @router.get("/api/puzzles/{puzzle_id}")
 async def puzzle_position(puzzle_id: str, lang: str = Query("fi", max_length=8)) -> Response:
-    p = _find(puzzle_id)
+    p = await _find(puzzle_id)
     if p is None:
         return _missing(puzzle_id)
     return JSONResponse(position(p, i18n.norm_lang(lang)))
@@ -66,7 +72,7 @@ async def puzzle_position(puzzle_id: str, lang: str = Query("fi", max_length=8))
 
 @router.post("/api/puzzles/{puzzle_id}/answer")
 async def puzzle_answer(puzzle_id: str, request: Request) -> Response:
-    p = _find(puzzle_id)
+    p = await _find(puzzle_id)
     if p is None:
         return _missing(puzzle_id)
     data = await json_body(request, request.app.state.limits)
