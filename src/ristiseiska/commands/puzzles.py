@@ -121,7 +121,7 @@ def _make(args: argparse.Namespace) -> int:
     presets: dict[str, int] = {}
     try:
         with _progress("puzzles") as bar:
-            task = bar.add_task("make", total=args.games, found="0")
+            task = bar.add_task("make", total=args.games, found="0 puzzles")
             for game_puzzles in _games(args.games, args.seed, args.per_deal, names, args.jobs):
                 for p in game_puzzles:
                     out.write(dumps_puzzle(p) + "\n")
@@ -129,7 +129,7 @@ def _make(args: argparse.Namespace) -> int:
                     grades[p["difficulty"]["grade"]] = grades.get(p["difficulty"]["grade"], 0) + 1
                     presets[p["preset"]] = presets.get(p["preset"], 0) + 1
                 out.flush()
-                bar.update(task, advance=1, found=str(count))
+                bar.update(task, advance=1, found=f"{count} puzzles")
     finally:
         if out is not sys.stdout:
             out.close()

@@ -38,8 +38,8 @@ CHECK_MARGIN = 3.0  # `puzzles check`: still best by this much (the analysis's i
 CHECK_Z = 2.0  # ... and by this many standard errors at the larger budget
 
 SCREEN = Budget(worlds=300, rollouts=4, batches=4)  # a quick look at every decision
-MAKE = Budget(worlds=2000, rollouts=8, batches=8)  # the analysis's default budget, 8 batches
-CHECK = Budget(worlds=4000, rollouts=8, batches=8)  # twice the worlds, another seed
+MAKE = Budget(worlds=2000, rollouts=8, batches=8)  # the analysis's default budget, as two looks
+CHECK = Budget(worlds=4000, rollouts=8, batches=8)  # twice the worlds, other seeds
 SCREEN_GAP = 0.6 * MARGIN  # a decision goes on to the full budget when the quick gap is this
 
 MAX_GAMES = 10_000
@@ -89,11 +89,46 @@ class Judgment:
         return self.values[0].move
 
 
+def evaluate_twice(view: Any, budget: Budget, seed: int,
+                   legal: list[Move] | None = None) -> list[MoveValue]:
+    """Every legal move valued by two independent looks, each with half of ``budget``'s worlds
+    and batches and its own seed (so its own sample of the hidden cards), best first. A move's
+    value is the mean of the two; the standard error of its difference to the best adds the
+    two looks' batch errors and the disagreement between the looks, so a position whose value
+    hangs on a few sampled deals (the batches of one sample then agree with each other but not
+    with another sample) is not taken for a clear one."""
+    half = Budget(worlds=max(1, budget.worlds // 2), rollouts=budget.rollouts,
+                  batches=max(2, budget.batches // 2), own=budget.own, opp=budget.opp)
+    looks = [evaluate_view(view, half, _mix(seed, k), legal) for k in (1, 2)]
+    by = [{m.move: m for m in look} for look in looks]
+    moves = [m.move for m in looks[0]]
+    mean = {mv: (by[0][mv].points + by[1][mv].points) / 2 for mv in moves}
+    win = {mv: (by[0][mv].win + by[1][mv].win) / 2 for mv in moves}
+    order = sorted(moves, key=lambda mv: (mean[mv], -win[mv], moves.index(mv)))
+    best = order[0]
+    out = []
+    for mv in order:
+        if mv == best:
+            out.append(MoveValue(mv, mean[mv], win[mv], 0.0))
+            continue
+        parts = []
+        diffs = []
+        for k in (0, 1):
+            diffs.append(by[k][mv].points - by[k][best].points)
+            # each look's error is against its own best move; when that is another move, the
+            # larger of the two moves' errors stands in for the error of this difference
+            parts.append(by[k][mv].se if looks[k][0].move == best
+                         else max(by[k][mv].se, by[k][best].se))
+        se = math.sqrt((parts[0] ** 2 + parts[1] ** 2) / 4 + ((diffs[0] - diffs[1]) / 2) ** 2)
+        out.append(MoveValue(mv, mean[mv], win[mv], se))
+    return out
+
+
 def judge(view: Any, budget: Budget, seed: int, margin: float = MARGIN, z: float = Z,
           legal: list[Move] | None = None) -> Judgment:
-    """Every legal move of ``view`` valued; ``clear`` when the best beats each alternative by
-    ``margin`` points and ``z`` standard errors."""
-    values = evaluate_view(view, budget, seed, legal)
+    """Every legal move of ``view`` valued by :func:`evaluate_twice`; ``clear`` when the best
+    beats each alternative by ``margin`` points and ``z`` standard errors."""
+    values = evaluate_twice(view, budget, seed, legal)
     best = values[0]
     clear = len(values) > 1
     for v in values[1:]:
@@ -213,11 +248,11 @@ def _try_position(name: str, game: Game, full: Mapping[str, Any], index: int, se
         g.push(m)
         if g.is_over():
             return None
-    quick = judge(view, SCREEN, seed, legal=legal)
-    if quick.gap < SCREEN_GAP:
+    quick = evaluate_view(view, SCREEN, seed, legal)
+    if quick[1].points - quick[0].points < SCREEN_GAP:
         return None
     full_j = judge(view, MAKE, _mix(seed, 7), legal=legal)
-    if not full_j.clear or full_j.best != quick.best:
+    if not full_j.clear or full_j.best != quick[0].move:
         return None
     return build_puzzle(name, full, index, seat, view, legal, full_j, seed, tag)
 
@@ -445,7 +480,7 @@ def check_puzzle(p: Mapping[str, Any], budget: Budget = CHECK, seed: int = 1,
     game = position_of(p)
     seat = int(p["seat"])
     view = game.view(seat)
-    values = evaluate_view(view, budget, _mix(seed, int(p.get("index", 0)), seat))
+    values = evaluate_twice(view, budget, _mix(seed, int(p.get("index", 0)), seat))
     by = {v.move: v for v in values}
     ans = by.get(str(p["answer"]))
     if ans is None:
@@ -469,7 +504,7 @@ def check_puzzle(p: Mapping[str, Any], budget: Budget = CHECK, seed: int = 1,
 
 __all__ = [
     "MARGIN", "Z", "CHECK_MARGIN", "CHECK_Z", "SCREEN", "MAKE", "CHECK", "GRADES", "PuzzleError",
-    "Judgment", "judge", "difficulty_of", "rating_of", "grade_of", "make_puzzles", "self_play",
+    "Judgment", "judge", "evaluate_twice", "difficulty_of", "rating_of", "grade_of", "make_puzzles", "self_play",
     "puzzles_of_game", "parse_puzzle", "read_puzzles", "parse_lines", "dumps_puzzle", "shipped",
     "check_puzzle", "CheckResult", "kernel_presets", "players_for", "position_of",
 ]
