@@ -296,3 +296,22 @@ def test_every_shipped_explanation_is_a_sentence() -> None:
             text = why_for(p, lang)
             assert text and "{" not in text and text[-1] in ".!)", (p["id"], text)
             assert "Play the End turn" not in text and "Pelaa Lopeta" not in text
+
+
+def test_two_looks_count_their_disagreement() -> None:
+    from ristiseiska.analysis import Budget, evaluate_view
+    from ristiseiska.puzzles import _mix, evaluate_twice
+
+    p = shipped()[0]
+    view = position_of(p).view(p["seat"])
+    budget = Budget(worlds=200, rollouts=2, batches=4)
+    values = evaluate_twice(view, budget, 3)
+    assert values == evaluate_twice(view, budget, 3)  # deterministic for a seed
+    half = Budget(worlds=100, rollouts=2, batches=2)
+    looks = [{m.move: m for m in evaluate_view(view, half, _mix(3, k))} for k in (1, 2)]
+    best = values[0].move
+    for v in values:
+        assert v.points == pytest.approx((looks[0][v.move].points + looks[1][v.move].points) / 2)
+        if v.move != best:
+            d = [look[v.move].points - look[best].points for look in looks]
+            assert v.se >= abs(d[0] - d[1]) / 2 - 1e-9
