@@ -166,7 +166,7 @@ def test_check_round_trip_and_a_planted_wrong_answer(tmp_path: Path, capsys: pyt
         {"move": bad["answer"], "loss": worst["loss"]}]
     bad["answer"] = worst["move"]
     f.write_text(dumps_puzzle(good[1]) + "\n" + dumps_puzzle(bad) + "\n", "utf-8")
-    assert cli.main(["puzzles", "check", str(f), "--worlds", "1000"]) == 1
+    assert cli.main(["puzzles", "check", str(f), "--worlds", "1000", "--jobs", "2"]) == 1
     out = capsys.readouterr().out
     assert f"{f}:2: puzzle {bad['id']}: answer {worst['move']} is no longer clearly best" in out
     assert "1 of 2 puzzles still clearly best" in out
@@ -248,6 +248,7 @@ def test_parse_lines_names_the_line() -> None:
     (["make", "--games", "1", "--preset", "jokerit", "--out", "x.jsonl"], "not 'jokerit'"),
     (["make", "--games", "1", "--out", "/no/such/folder/x.jsonl"], "folder /no/such/folder does not exist"),
     (["check", "x.jsonl", "--worlds", "5"], "--worlds must be from 100 to 50000, not 5"),
+    (["check", "x.jsonl", "--jobs", "0"], "--jobs must be from 1 to 8, not 0"),
     (["export", "--out", "x.jsonl", "--preset", "nothing"], "the shipped set has no puzzles of preset 'nothing'"),
     ([], "say what to do"),
 ])

@@ -3,7 +3,7 @@
     ristiseiska puzzles make --games N --seed K --out FILE.jsonl [--per-deal P] [--preset NAME]…
                              [--jobs J]
     ristiseiska puzzles export --out FILE.jsonl [--preset NAME] [--grade easy|medium|hard]
-    ristiseiska puzzles check FILE.jsonl [--worlds W] [--seed K]
+    ristiseiska puzzles check FILE.jsonl [--worlds W] [--seed K] [--jobs J]
     ristiseiska puzzles train [--lang fi|en] [--grade G] [--preset NAME] [--file FILE.jsonl]
 """
 
@@ -51,6 +51,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     ck.add_argument("--worlds", type=int, default=None, metavar="W",
                     help=f"sampled deals per puzzle ({MIN_WORLDS}–{MAX_WORLDS}; default 4000, twice the making budget)")
     ck.add_argument("--seed", type=int, default=1, metavar="K", help="seed of the re-evaluation (default 1)")
+    ck.add_argument("--jobs", type=int, default=1, metavar="J",
+                    help=f"worker processes (1–{MAX_JOBS}, default 1; the report does not depend on it)")
     tr = sub.add_parser("train", help="solve puzzles in the terminal")
     tr.add_argument("--lang", choices=("fi", "en"), default="fi", help="language (default fi)")
     tr.add_argument("--grade", choices=("easy", "medium", "hard"), help="only puzzles of this grade")
@@ -193,7 +195,7 @@ def _export(args: argparse.Namespace) -> int:
 
 def _check(args: argparse.Namespace) -> int:
     from ristiseiska.analysis import Budget
-    from ristiseiska.puzzles import CHECK, PuzzleError, check_puzzle, read_puzzles
+    from ristiseiska.puzzles import CHECK, PuzzleError, read_puzzles
 
     from .common import CliError
 
@@ -201,6 +203,8 @@ def _check(args: argparse.Namespace) -> int:
         raise CliError(f"--worlds must be from {MIN_WORLDS} to {MAX_WORLDS}, not {args.worlds}")
     if not 0 <= args.seed < 2**63:
         raise CliError(f"--seed must be from 0 to 2^63 - 1, not {args.seed}")
+    if not 1 <= args.jobs <= MAX_JOBS:
+        raise CliError(f"--jobs must be from 1 to {MAX_JOBS}, not {args.jobs}")
     budget = CHECK if args.worlds is None else Budget(worlds=args.worlds, rollouts=CHECK.rollouts,
                                                       batches=CHECK.batches)
     try:
@@ -210,8 +214,7 @@ def _check(args: argparse.Namespace) -> int:
     bad = []
     with _progress("check") as bar:
         task = bar.add_task("check", total=len(items), found="")
-        for k, p in enumerate(items, 1):
-            r = check_puzzle(p, budget, seed=args.seed)
+        for k, r in enumerate(_checks(items, budget, args.seed, args.jobs), 1):
             if not r.ok:
                 bad.append((k, r))
             bar.update(task, advance=1, found=f"{len(bad)} not clear")
@@ -221,6 +224,26 @@ def _check(args: argparse.Namespace) -> int:
     print(f"{len(items) - len(bad)} of {len(items)} puzzles still clearly best "
           f"({budget.worlds} sampled deals each, seed {args.seed})")
     return 1 if bad else 0
+
+
+def _check_job(job: tuple[dict[str, Any], Any, int]) -> Any:
+    from ristiseiska.puzzles import check_puzzle
+
+    p, budget, seed = job
+    return check_puzzle(p, budget, seed=seed)
+
+
+def _checks(items: list[dict[str, Any]], budget: Any, seed: int, jobs: int) -> Any:
+    """Each puzzle's check, in file order (the same for any number of worker processes)."""
+    todo = [(p, budget, seed) for p in items]
+    if jobs == 1:
+        for job in todo:
+            yield _check_job(job)
+        return
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        yield from pool.map(_check_job, todo, chunksize=1)
 
 
 def _train(args: argparse.Namespace) -> int:
