@@ -35,6 +35,9 @@ async def _open(browser: Any, live_server: LiveServer, pid: str, size: tuple[int
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     await ctx.add_init_script(f"localStorage.setItem('rs.lang', {json.dumps(lang)})")
+    await ctx.add_init_script(  # the page must run under the server's Content-Security-Policy
+        "document.addEventListener('securitypolicyviolation', "
+        "e => console.error('CSP ' + e.violatedDirective + ' ' + e.blockedURI));")
     await page.goto(f"{live_server.url}/puzzles#{pid}")
     await page.wait_for_selector(f"[data-testid=position][data-puzzle='{pid}']")
     return ctx, page, errors
