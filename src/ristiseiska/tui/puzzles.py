@@ -42,7 +42,7 @@ def board_text(pos: dict[str, Any], lang: str, full_history: bool = False) -> Te
         out.append("\n")
     counts = []
     for s, name in enumerate(pos["names"]):
-        mark = " ●" if pos["token_holder"] == s else ""
+        mark = f" ({t('puzzles.token_here', lang)})" if pos["token_holder"] == s else ""
         counts.append(f"{name} {pos['hand_sizes'][s]}{mark}")
     out.append(t("puzzles.tui.counts", lang, counts=", ".join(counts)) + "\n", style="cyan")
     events = pos["history"] if full_history else pos["history"][-LAST_EVENTS:]
