@@ -316,3 +316,11 @@ def test_two_looks_count_their_disagreement() -> None:
         if v.move != best:
             d = [look[v.move].points - look[best].points for look in looks]
             assert v.se >= abs(d[0] - d[1]) / 2 - 1e-9
+
+
+def test_the_score_moves_like_elo() -> None:
+    from ristiseiska.puzzles.present import update_score
+
+    assert update_score(1000, 1000, True) == 1016 and update_score(1000, 1000, False) == 984
+    assert update_score(1000, 1600, True) > 1025 > update_score(1000, 1600, False) >= 997
+    assert update_score(1500, 900, False) < 1470
