@@ -35,8 +35,7 @@ def _strings(value: Any) -> Iterator[str]:
 
 
 def _sample() -> list[dict[str, Any]]:
-    items = shipped()
-    return items[:: max(1, len(items) // 40)]
+    return shipped()[::3]  # a third of the shipped set, every preset among them
 
 
 def test_the_page_and_the_list(client: TestClient) -> None:
