@@ -51,6 +51,7 @@ from ..view import public_event
 from . import bots as botlib
 from .analysis_api import close_pool as close_analysis_pool
 from .analysis_api import router as analysis_router
+from .puzzles_api import router as puzzles_router
 from .security import (
     Guard,
     InputError,
@@ -250,6 +251,7 @@ def create_app(database_url: str | None = None, bot_delay: float = 0.8,
     app.add_middleware(Guard, limits=lim)
     app.add_middleware(SecurityHeaders)
     app.include_router(analysis_router)  # analysis of finished deals (web/analysis_api.py)
+    app.include_router(puzzles_router)  # the puzzle trainer (web/puzzles_api.py)
 
     def tables() -> Tables:
         return state["tables"]
