@@ -96,19 +96,26 @@ def _show(path: str, k: int, lang: str, force_text: bool) -> int:
         replay_record(rec)
     except RecordError as e:
         raise CliError(f"{path}:{line_no}: {e}") from None
-    if not force_text:
-        import importlib
-
-        try:  # the terminal viewer, when the terminal UI provides one
-            viewer = importlib.import_module("ristiseiska.tui.replay")
-        except ImportError:
-            viewer = None
-        if viewer is not None and hasattr(viewer, "run_replay") and sys.stdout.isatty():
-            viewer.run_replay(rec, lang)
-            return 0
+    if not force_text and _terminal():
+        try:  # the terminal viewer (Textual), with the move analysis keys a, s and w
+            from ristiseiska.tui.analysis import run_replay
+        except ImportError as e:  # Textual missing from this install: the plain text still works
+            print(f"ristiseiska: the terminal viewer is not available ({e}); showing the deal as text",
+                  file=sys.stderr)
+        else:
+            return run_replay(rec, lang)
     for line in describe_record(rec, lang):
         print(line)
     return 0
+
+
+def _terminal() -> bool:
+    """True when both the keyboard and the screen are a terminal (the viewer needs both: with
+    the output or the input redirected, the deal is printed as text)."""
+    try:
+        return sys.stdin.isatty() and sys.stdout.isatty()
+    except (AttributeError, ValueError):  # closed or replaced streams
+        return False
 
 
 # -- plain text ---------------------------------------------------------------------------------
