@@ -26,6 +26,7 @@ from typing import Any
 
 from ..cards import Card, CardError, parse_card
 from ..moves import Move, MoveError, parse_move
+from .grammar import CASES
 
 # First names the interfaces give computer players at the table (never a level name), so that
 # the log reads like a family game.
@@ -149,13 +150,19 @@ def _as_card(card: Card | str | None) -> Card | None:
 
 
 def card_name(card: Card | str, lang: str = DEFAULT_LANG, case: str = "nom") -> str:
-    """The natural name of a card (``herttakuutonen``, ``herttakuutosen`` with ``case='acc'``,
+    """The natural name of a card (``herttakuutonen``, ``herttakuutosen`` with ``case='acc'``
+    or ``'gen'``, ``herttakuutosella`` with ``'ade'``: every case of :mod:`.grammar`;
     ``six of hearts``); a second-deck card written ``H6+`` says which deck."""
+    from .grammar import card_case
+
     lang = norm_lang(lang)
     c = _as_card(card)
     if c is None:
         return str(card)
-    name = c.name(lang, case)
+    try:
+        name = card_case(c, lang, case)
+    except ValueError:  # an unknown case: the plain name
+        name = card_case(c, lang)
     if (isinstance(card, str) and card.strip().endswith("+")) and not c.is_joker:
         name += t("core.card.second_deck", lang)
     return name
@@ -198,8 +205,9 @@ def describe_event(event: Mapping[str, Any] | Any, names: Sequence[str] | None =
     card = _as_card(raw_card) if raw is not None else None
     kw: dict[str, Any] = {"name": name}
     if card is not None:
-        kw["card"] = card_name(raw_card, lang, "acc")
-        kw["card_nom"] = card_name(raw_card, lang, "nom")
+        for case in CASES:  # {card_ade}, {card_par}, … for the templates that need them
+            kw[f"card_{case}"] = card_name(raw_card, lang, case)
+        kw["card"] = kw["card_acc"] = kw["card_gen"]
     if kind == "ask":
         kw["other"] = player_name(ev.get("from"), names, lang)
     elif kind == "give":
