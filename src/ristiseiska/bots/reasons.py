@@ -145,6 +145,10 @@ def render(key: str, params: dict[str, Any], lang: str = "fi") -> str:
     for k, v in params.items():
         if isinstance(v, Card):
             fmt.update(card_forms(v, lang, k))
+        elif k == "move" and isinstance(v, str):  # a move's text ("token") in words
+            from ..i18n import move_words
+
+            fmt[k] = move_words(v, lang)
         else:
             fmt[k] = v
     for k in ("mine", "theirs"):

@@ -128,14 +128,14 @@ def _plot(results: list[Any], rec: dict[str, Any], path: str, lang: str) -> None
         curve = expected_curve(main)
         if not curve:
             continue
-        xs, ys = zip(*curve, strict=True)
+        xs, ys = zip(*((i + 1, p) for i, p in curve), strict=True)  # moves counted from 1
         label = names[main.seat] if main.seat < len(names) else f"{main.seat}"
         ax.plot(xs, ys, marker=".", label=label)
         for d in main.decisions:
             if d.verdict in markers:
                 p = d.points(d.move)
                 m, colour = markers[d.verdict]
-                ax.scatter([d.index], [p], marker=m, s=70, color=colour, zorder=3)
+                ax.scatter([d.number], [p], marker=m, s=70, color=colour, zorder=3)
     ax.set_title(t("analysis.plot_title", lang))
     ax.set_xlabel(t("analysis.plot_x", lang))
     ax.set_ylabel(t("analysis.plot_y", lang))

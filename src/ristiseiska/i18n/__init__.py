@@ -38,7 +38,7 @@ AREAS: tuple[str, ...] = ("core", "tui", "web")
 
 __all__ = [
     "LANGS", "DEFAULT_LANG", "AREAS", "t", "tn", "catalog", "reload", "norm_lang",
-    "card_name", "player_name", "describe_event", "describe_move", "phase_label",
+    "card_name", "player_name", "describe_event", "describe_move", "move_words", "phase_label",
     "points_label", "token_label", "chips_label", "cards_left_label", "end_label",
     "result_lines", "catalog_files", "placeholders",
 ]
@@ -268,6 +268,28 @@ def describe_move(move: Move | str, lang: str = DEFAULT_LANG) -> str:
         return t(f"core.move.{kind}", lang, card=card_name(move.card, lang, "nom"),
                  card_acc=card_name(move.card, lang, "acc"))
     return t(f"core.move.{kind}", lang)
+
+
+def move_words(move: Move | str, lang: str = DEFAULT_LANG) -> str:
+    """A move as a player says it in a sentence or a table: the card's name for a play
+    (``ristikuutonen``, ``six of clubs``; the end or the row after it), the action in words
+    otherwise (``ota pantti``, ``lopeta vuoro``, ``take the token``). An unreadable move is
+    returned as it was given."""
+    lang = norm_lang(lang)
+    if isinstance(move, str):
+        try:
+            move = parse_move(move)
+        except MoveError:
+            return str(move)
+    if move.kind == "play" and move.card is not None and not (move.card.is_joker and move.as_):
+        text = card_name(move.card, lang, "nom")
+        if move.end in ("low", "high"):
+            text += " " + t(f"core.move.end_{move.end}", lang)
+        if move.row is not None:
+            text += " " + t("core.move.row", lang, row=move.row + 1)
+        return text
+    text = describe_move(move, lang)
+    return text[:1].lower() + text[1:]
 
 
 # --- short labels ---------------------------------------------------------------------------

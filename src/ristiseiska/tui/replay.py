@@ -94,8 +94,9 @@ class ReplayApp(App[None]):
         log = self.query_one("#log", RichLog)
         log.clear()
         mark = g.rules.distinct_decks
-        for e in g.events:
-            log.write(Text(describe_event(e.to_dict(mark), g.names, lang)))
+        width = len(str(n))
+        for i, e in enumerate(g.events, 1):  # numbered from 1, as replay --text and analyze
+            log.write(Text(f"{i:>{width}}. {describe_event(e.to_dict(mark), g.names, lang)}"))
         if g.is_over() and g.result is not None:
             for line in result_lines(g.result, g.names, lang):
                 log.write(Text(line, style="bold green"))
