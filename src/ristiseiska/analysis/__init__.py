@@ -184,11 +184,16 @@ def deal_accuracy(decisions: list[Decision]) -> float | None:
 
 def reason_text(d: Decision, lang: str = "fi") -> str:
     """A short reason for the best move, in words from the hint machinery."""
-    from ..bots.reasons import render
-
     if d.reason is None:
         return ""
     key, params = d.reason
+    return _reason_words(key, params, lang)
+
+
+def _reason_words(key: str, params: dict[str, Any], lang: str) -> str:
+    """A reason (the analysis's own ``analysis.reason.*`` or the expert's) in words."""
+    from ..bots.reasons import render
+
     if key.startswith("analysis."):
         from ..i18n import t
 

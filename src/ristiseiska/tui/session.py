@@ -180,14 +180,20 @@ def make_bot(level: str, seed: int) -> Any:
     return get_bot(level, seed=seed)
 
 
-def hint(view: Any, lang: str) -> tuple[Move | None, str]:
-    """The move the expert bot suggests for ``view`` and its reason in ``lang``."""
+def hint(view: Any, lang: str, quick: bool = False) -> tuple[Move | None, str]:
+    """The hint for ``view``: the move the analysis calls best and its reason in ``lang``
+    (:func:`ristiseiska.analysis.hint.best_move_hint`; a rule of thumb says so). ``quick``:
+    the expert bot's move at once (the open-cards teaching mode, drawn on every redraw)."""
     from ..bots import hint as bot_hint
 
     if not view.legal_moves:
         return None, ""
-    move, reason = bot_hint(view, lang)
-    return move, reason
+    if quick:
+        return bot_hint(view, lang)
+    from ..analysis.hint import best_move_hint
+
+    h = best_move_hint(view, lang)
+    return h.move, h.reason
 
 
 @dataclass
@@ -359,10 +365,10 @@ class Session:
             return []
         return self.apply(self.bot_choice())
 
-    def hint(self, seat: int = HUMAN) -> tuple[Move | None, str]:
+    def hint(self, seat: int = HUMAN, quick: bool = False) -> tuple[Move | None, str]:
         if self.game.is_over() or self.game.to_move != seat:
             return None, ""
-        return hint(self.game.view(seat), self.lang)
+        return hint(self.game.view(seat), self.lang, quick)
 
     def next_deal(self) -> Game:
         if not self.game.is_over():
