@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ..i18n import move_words, t
+from ..i18n import move_words, reader_names, t
 from . import SeatAnalysis, reason_text
 
 
@@ -17,8 +17,8 @@ def _fmt(x: float) -> str:
 def describe(a: SeatAnalysis, rec: dict[str, Any], deal: int, lang: str = "fi") -> list[str]:
     """The analysis of one seat as lines of text: a table of decisions, a summary and the
     costliest decisions ('where did I lose points?')."""
-    names = rec.get("players") or []
-    name = names[a.seat] if a.seat < len(names) else str(a.seat)
+    names = reader_names(rec.get("players") or [], rec.get("you"), lang)
+    name = names[a.seat] if a.seat < len(names) else str(a.seat + 1)
     acc = t("analysis.no_accuracy", lang) if a.accuracy is None else f"{a.accuracy:.0f} %"
     if a.hindsight:
         lines = [t("analysis.head_hindsight", lang, deal=deal, name=name, accuracy=acc),

@@ -109,6 +109,10 @@ def _show(path: str, k: int, lang: str, force_text: bool) -> int:
     return 0
 
 
+def _seat(you: Any) -> int | None:
+    return you if isinstance(you, int) and not isinstance(you, bool) else None
+
+
 def _terminal() -> bool:
     """True when both the keyboard and the screen are a terminal (the viewer needs both: with
     the output or the input redirected, the deal is printed as text)."""
@@ -144,10 +148,11 @@ _T = {
 
 def describe_record(rec: dict[str, Any], lang: str = "fi") -> list[str]:
     """The deal of a valid record as lines of text, one per event."""
-    from ristiseiska.i18n import describe_event, result_lines
+    from ristiseiska.i18n import describe_event, reader_names, result_lines
 
     t = _T[lang]
-    names = rec["players"]
+    you = rec.get("you")  # the reader's own seat, in records the terminal game saved
+    names = reader_names(rec["players"], you, lang)
     seed = rec.get("seed")
     lines = [t["head"].format(rules=rec.get("preset") or t["custom"], n=len(names),
                               dealer=names[rec["dealer"]], seed="–" if seed is None else seed)]
@@ -160,9 +165,9 @@ def describe_record(rec: dict[str, Any], lang: str = "fi") -> list[str]:
         lines.append(f"{t['table']} {' '.join(rec['table'])}")
     width = len(str(len(rec["events"])))
     for i, ev in enumerate(rec["events"], 1):
-        lines.append(f"{i:>{width}}. {describe_event(ev, names, lang)}")
+        lines.append(f"{i:>{width}}. {describe_event(ev, names, lang, _seat(you))}")
     if rec.get("result") is None:
         lines.append(t["unfinished"])
     else:
-        lines.extend(result_lines(rec["result"], names, lang))
+        lines.extend(result_lines(rec["result"], names, lang, _seat(you)))
     return lines

@@ -39,6 +39,7 @@ AREAS: tuple[str, ...] = ("core", "tui", "web")
 __all__ = [
     "LANGS", "DEFAULT_LANG", "AREAS", "t", "tn", "catalog", "reload", "norm_lang",
     "card_name", "player_name", "describe_event", "describe_move", "move_words", "phase_label",
+    "reader_names", "you_words",
     "points_label", "token_label", "chips_label", "cards_left_label", "end_label",
     "result_lines", "catalog_files", "placeholders",
 ]
@@ -190,13 +191,63 @@ def _event_dict(event: Any) -> dict[str, Any]:
     return {}
 
 
+def you_words() -> set[str]:
+    """The words the interfaces call the person at the screen ("Sinä", "You")."""
+    return {t("tui.you", lang) for lang in LANGS}
+
+
+def reader_names(names: Sequence[str] | None, you: Any, lang: str = DEFAULT_LANG) -> list[str]:
+    """The players' names as the reader of their own record sees them: the seat ``you`` (the
+    record's ``you`` key: the person who played it) is "Sinä"/"You" in the reader's language
+    when the person played without a name of their own; every other name as it was."""
+    out = [str(x) for x in (names or [])]
+    if isinstance(you, int) and not isinstance(you, bool) and 0 <= you < len(out):
+        if not out[you] or out[you] in you_words():
+            out[you] = t("tui.you", lang)
+    return out
+
+
+def _describe_you(ev: dict[str, Any], names: Sequence[str] | None, lang: str, you: int,
+                  general: str) -> str:
+    """The reader's own moves in the second person ("Pelasit herttakuutosen.") and the moves
+    that ask them or give them a card; the general sentence where no such text exists."""
+    kind = str(ev.get("type", ""))
+    kw: dict[str, Any] = {}
+    if ev.get("card") is not None and _as_card(str(ev["card"])) is not None:
+        kw["card"] = card_name(str(ev["card"]), lang, "acc")
+    if ev.get("as") is not None:
+        kw["as_card"] = card_name(str(ev["as"]), lang, "acc")
+    if ev.get("seat") != you:
+        if kind not in ("ask", "give") or ev.get("from", ev.get("to")) != you:
+            return general
+        kw["name"] = player_name(ev.get("seat"), names, lang)
+        key = f"tui.event.{kind}_you" + ("" if "card" in kw or kind == "ask" else "_hidden")
+    else:
+        if kind in ("ask", "give"):
+            kw["other"] = player_name(ev.get("from", ev.get("to")), names, lang)
+        key = f"tui.event.you_{kind}" + ("_joker" if kind == "play" and "as_card" in kw else "")
+        if kind in ("play", "give", "draw", "swap") and "card" not in kw:
+            return general
+    text = t(key, lang, **kw)
+    if text == key:
+        return general
+    if kind == "play" and "(" in general:  # the row or end, as the general sentence words it
+        text = text.rstrip(".") + " " + general[general.rindex("("):]
+    return text
+
+
 def describe_event(event: Mapping[str, Any] | Any, names: Sequence[str] | None = None,
-                   lang: str = DEFAULT_LANG) -> str:
+                   lang: str = DEFAULT_LANG, you: int | None = None) -> str:
     """One event of the history (record form, docs/records.md) as a sentence:
     ``Aino pelasi herttakuutosen.`` / ``Aino played the six of hearts.`` A give or draw whose
-    card is hidden from this viewer (no ``card`` key) is described without the card. Never
-    raises: an unknown or malformed event gets a plain generic sentence."""
+    card is hidden from this viewer (no ``card`` key) is described without the card. With
+    ``you`` (the reader's own seat) that seat's moves are in the second person ("Pelasit
+    herttakuutosen."). Never raises: an unknown or malformed event gets a plain generic
+    sentence."""
     lang = norm_lang(lang)
+    if you is not None:
+        ev = _event_dict(event)
+        return _describe_you(ev, names, lang, you, describe_event(ev, names, lang))
     ev = _event_dict(event)
     kind = str(ev.get("type", ""))
     name = player_name(ev.get("seat"), names, lang)
@@ -333,14 +384,17 @@ def end_label(end: str, lang: str = DEFAULT_LANG) -> str:
 
 
 def result_lines(result: Mapping[str, Any] | Any, names: Sequence[str] | None = None,
-                 lang: str = DEFAULT_LANG) -> list[str]:
+                 lang: str = DEFAULT_LANG, you: int | None = None) -> list[str]:
     """A deal's result (``Result`` or its ``to_dict()``) as short lines: who won, then each
-    seat's points with the token part (``Olli: 10 + 21 = 31``), chips where used."""
+    seat's points with the token part (``Olli: 10 + 21 = 31``), chips where used. With
+    ``you`` (the reader's own seat) a win of that seat reads "Voitit jaon!"."""
     lang = norm_lang(lang)
     r = _event_dict(result)
     lines: list[str] = []
     winner = r.get("winner")
-    if winner is not None:
+    if winner is not None and you is not None and winner == you:
+        lines.append(t("tui.result.you_won", lang))
+    elif winner is not None:
         lines.append(t("core.result.winner", lang, name=player_name(winner, names, lang)))
     loser = r.get("loser")
     if loser is not None:

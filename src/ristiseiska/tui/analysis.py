@@ -87,9 +87,10 @@ class AnalysisReplayApp(ReplayApp):
     #analysis { height: auto; max-height: 16; border: round $primary; padding: 0 1; }
     """
 
-    def __init__(self, record: dict[str, Any], lang: str = "fi", seat: int = 0) -> None:
+    def __init__(self, record: dict[str, Any], lang: str = "fi", seat: int | None = None) -> None:
         super().__init__(record, lang)
-        self.seat = seat
+        # the reader's own seat first (a record the terminal game saved), else the first seat
+        self.seat = seat if seat is not None else (self.you or 0)
         self.analyses: dict[int, SeatAnalysis] = {}
         self.show_where = False
         self.running: int | None = None
@@ -104,7 +105,7 @@ class AnalysisReplayApp(ReplayApp):
 
     @property
     def names(self) -> list[str]:
-        return list(self.record.get("players") or [])
+        return list(self.game.names)
 
     def draw(self) -> None:
         super().draw()

@@ -460,10 +460,11 @@ class Session:
     def _write_record(self, g: Game) -> None:
         if not self.save_enabled or self.dir is None:
             return
-        rec = game_record(g, self.setup.rules, {"deal": len(self.results), "match_seed": self.setup.seed})
-        if self.names[HUMAN] == _t("tui.you", self.lang):
-            # "Sinä"/"You" reads well on one's own screen, not in a record read later
-            rec["players"][HUMAN] = _t("core.player", self.lang, n=HUMAN + 1)
+        # The record keeps the names the players had; "you" marks the person's own seat, so
+        # that reading it back shows that seat as "Sinä"/"You" (i18n.reader_names) and the
+        # person's own moves in the second person.
+        rec = game_record(g, self.setup.rules, {"deal": len(self.results),
+                                                "match_seed": self.setup.seed, "you": HUMAN})
         try:
             from ..record import dumps_record
 
