@@ -87,3 +87,21 @@ def test_the_resume_hint_keeps_the_data_dir(tmp_path: Path) -> None:
     assert cmd == f"ristiseiska play --resume --data-dir '{odd.resolve()}'"
     for lang in ("fi", "en"):
         assert cmd in t("tui.exit.saved", lang, path="x", command=cmd)
+
+
+@pytest.mark.parametrize("lang", ["fi", "en"])
+@pytest.mark.asyncio
+async def test_the_replay_step_line_fits_80_columns(lang: str) -> None:
+    import json
+
+    from ristiseiska.tui.analysis import AnalysisReplayApp
+
+    known = Path(__file__).parent / "data" / "analysis_known.jsonl"
+    app = AnalysisReplayApp(json.loads(known.read_text("utf-8").splitlines()[0]), lang)
+    async with app.run_test(size=SMALL) as pilot:
+        app.go(52)
+        await pilot.pause()
+        step = app.query_one("#step", Static)
+        text = str(step.render())
+        assert text.startswith(t("tui.replay.step", lang, i=52, n=len(app.moves)))
+        assert cell_len(text) <= step.content_region.width, text
