@@ -83,8 +83,8 @@ async def test_history_analyse_shows_verdicts(live_server: LiveServer, browser: 
         costly = panel.locator("[data-testid=analysis-costly] [data-action=analysis-jump]")
         if await costly.count():
             await costly.first.click()
-        await panel.screenshot(path=str(Path(shots) / "analysis-browser.png"))
-        await page.screenshot(path=str(Path(shots) / "analysis-browser-replay.png"))
+        # the whole window: the analysis beside the replayed position
+        await page.screenshot(path=str(Path(shots) / "analysis-browser.png"))
     # another seat's analysis is refused while the match goes on, in the page's words
     await panel.locator("[data-action=analysis-seat][data-seat='1']").click()
     refusal = page.locator("[data-testid=analysis-seat-error]")
