@@ -97,3 +97,28 @@ def test_analyze_reads_your_own_seat_by_default_and_names_it(tmp_path: Path, cap
     assert main(["analyze", str(path), "--worlds", "8", "--lang", "en"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("Deal 1, You: accuracy") and "(seat" not in out
+
+
+def test_the_game_log_numbers_the_moves_as_the_replay_does(tmp_path: Path) -> None:
+    from ristiseiska.tui.app import _log_text
+
+    setup = Setup(preset("ristiseiska").replace(match_deals=1), players=3,
+                  bots=["random", "random"], seed=4)
+    s = Session(setup, tmp_path)
+    rng = random.Random(2)
+    while not s.deal_over:
+        if s.human_to_move:
+            s.apply_text(rng.choice(s.game.legal_moves()).text())
+        else:
+            s.step_bot()
+    assert s.records_path is not None
+    rec = json.loads(s.records_path.read_text("utf-8").splitlines()[0])
+    moves = [line for line in s.log if line.number is not None]
+    assert [line.number for line in moves] == list(range(1, len(rec["events"]) + 1))
+    replay = {x.strip().split(". ", 1)[0]: x.strip() for x in describe_record(rec, "fi")}
+    for line in moves:
+        ev = rec["events"][line.number - 1]  # type: ignore[operator]
+        assert line.seat == ev["seat"]
+        assert _log_text(line).plain == f"{line.number}. {line.text}"
+        # the same sentence as the replay's line of that number (the person's own in the 2nd person)
+        assert replay[str(line.number)].split(". ", 1)[1] == line.text

@@ -852,7 +852,10 @@ def _log_text(line: LogLine) -> Text:
     style = "bold" if line.seat == HUMAN else ""
     if line.kind in ("token", "pass", "chip", "ask", "draw"):
         style += " yellow"
-    return Text(line.text, style=style.strip())
+    text = Text(line.text, style=style.strip())
+    if line.number is not None:  # numbered from 1, as the replay and the analysis count
+        text = Text.assemble((f"{line.number}. ", "dim"), text)
+    return text
 
 
 def _match_length(rules: Rules, lang: str) -> str:

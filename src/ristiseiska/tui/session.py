@@ -203,6 +203,7 @@ class LogLine:
     text: str
     seat: int | None = None
     kind: str = ""
+    number: int | None = None  # the move's number in the deal, from 1 (as replay and analysis)
 
 
 class Session:
@@ -339,7 +340,7 @@ class Session:
             g.push(move)
         except IllegalMoveError as e:
             raise ValueError(self.explain(str(move), str(e))) from None
-        lines = [self._describe(e) for e in g.events[before:]]
+        lines = [self._describe(e, before + k + 1) for k, e in enumerate(g.events[before:])]
         if g.is_over():
             lines += self._finish_deal()
         self.log.extend(lines)
@@ -393,7 +394,7 @@ class Session:
         # Cards laid out before the first move (the stock game's seven of clubs).
         return g
 
-    def _describe(self, e: Event) -> LogLine:
+    def _describe(self, e: Event, number: int | None = None) -> LogLine:
         from ..i18n import describe_event
 
         d = e.to_dict(self.rules.distinct_decks)
@@ -404,8 +405,8 @@ class Session:
         if e.seat == HUMAN or (e.other == HUMAN and e.type in ("ask", "give")):
             text = self._describe_you(d)
             if text:
-                return LogLine(text, e.seat, e.type)
-        return LogLine(describe_event(d, self.names, self.lang), e.seat, e.type)
+                return LogLine(text, e.seat, e.type, number)
+        return LogLine(describe_event(d, self.names, self.lang), e.seat, e.type, number)
 
     def _describe_you(self, d: dict[str, Any]) -> str:
         """The person's own moves in the second person ("Pelasit herttakuutosen."), and the
