@@ -97,3 +97,21 @@ def test_the_analysis_judges_the_hint_good(count: int) -> None:
           f"largest losses {[(round(x, 2), n, m) for x, n, m in worst[:5]]}")
     assert sum(verdicts.values()) == count
     assert verdicts["good"] >= 0.97 * count, (verdicts, worst[:8])
+
+
+def test_hints_wait_for_a_search_still_running_and_never_pile_up() -> None:
+    import threading
+
+    from ristiseiska.analysis import hint as hint_mod
+
+    g = Game(preset("ristiseiska"), 4, seed=8)
+    while len(g.legal_moves()) < 2:
+        g.push(g.legal_moves()[0])
+    view = g.view(g.to_move)
+    release = threading.Event()
+    # an earlier search that has not finished (as one past its time limit)
+    hint_mod._running = hint_mod._executor().submit(release.wait, 30)
+    late = best_move_hint(view, "en", seconds=0.3)
+    assert late.method == "time"  # it did not start a second search beside the first
+    release.set()
+    assert best_move_hint(view, "en", seconds=30).method == "analysis"

@@ -7,7 +7,9 @@ The hint values every legal move exactly as :func:`ristiseiska.analysis.evaluate
 time — rule sets outside the compiled kernel (their Python playouts are far too slow for a
 hint), or a search that does not finish within :data:`HINT_SECONDS` (the first use of the
 compiled kernel in a process loads it) — the expert bot's rule of thumb gives the move and the
-hint says so in its text.
+hint says so in its text. One search runs at a time: a hint asked while an earlier search
+(past its time limit) still runs waits for it within its own second, so hints never pile up
+work.
 
     >>> from ristiseiska.game import Game
     >>> from ristiseiska.rules import preset
@@ -35,6 +37,7 @@ HINT_SECONDS = 1.0  # the time limit: past it the rule of thumb answers (and say
 HINT_SEED = 0
 
 _pool: concurrent.futures.ThreadPoolExecutor | None = None
+_running: concurrent.futures.Future[Any] | None = None  # the search under way, if any
 _lock = threading.Lock()
 
 
@@ -54,11 +57,9 @@ class Hint:
 
 def _executor() -> concurrent.futures.ThreadPoolExecutor:
     global _pool
-    with _lock:
-        if _pool is None:
-            _pool = concurrent.futures.ThreadPoolExecutor(max_workers=1,
-                                                          thread_name_prefix="hint")
-        return _pool
+    if _pool is None:
+        _pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="hint")
+    return _pool
 
 
 def kernel_plays(view: Any) -> bool:
@@ -115,6 +116,32 @@ def _rule_of_thumb(view: Any, lang: str, method: str, seconds: float | None = HI
     return Hint(move, f"{reason.rstrip()} {note}", method)
 
 
+def _search(view: Any, budget: Budget, seed: int, legal: list[Move],
+            deadline: float) -> list[MoveValue] | None:
+    """The analysis's values by ``deadline`` (a ``time.monotonic()`` time), else None. One
+    search runs at a time: an earlier one still running (a warm-up, or a search past its
+    limit) is waited for first, within the same deadline, so hints never pile up work."""
+    global _running
+    while True:
+        with _lock:
+            earlier = _running if _running is not None and not _running.done() else None
+            if earlier is None:
+                job = _running = _executor().submit(evaluate_view, view, budget, seed, legal)
+        if earlier is None:
+            break
+        try:
+            earlier.result(timeout=max(0.0, deadline - time.monotonic()))
+        except concurrent.futures.TimeoutError:
+            return None
+        except Exception:  # noqa: BLE001 - an earlier search's failure is not this one's
+            pass
+    try:
+        values: list[MoveValue] = job.result(timeout=max(0.0, deadline - time.monotonic()))
+    except concurrent.futures.TimeoutError:
+        return None
+    return values
+
+
 def best_move_hint(view: Any, lang: str = "fi", seed: int = HINT_SEED,
                    budget: Budget = HINT_BUDGET, seconds: float | None = HINT_SECONDS) -> Hint:
     """The hint for the seat of ``view``: the analysis's best move and its reason (see the
@@ -129,14 +156,11 @@ def best_move_hint(view: Any, lang: str = "fi", seed: int = HINT_SEED,
         return _rule_of_thumb(view, lang, "rule")
     start = time.monotonic()
     if seconds is None:
-        values = evaluate_view(view, budget, seed, legal)
+        values: list[MoveValue] | None = evaluate_view(view, budget, seed, legal)
     else:
-        job = _executor().submit(evaluate_view, view, budget, seed, legal)
-        try:
-            values = job.result(timeout=max(0.0, seconds - (time.monotonic() - start)))
-        except concurrent.futures.TimeoutError:
-            # the search goes on in its thread (it warms the kernel for the next hint)
-            return _rule_of_thumb(view, lang, "time", seconds)
+        values = _search(view, budget, seed, legal, start + seconds)
+    if values is None:  # the search goes on in its thread (it warms the kernel)
+        return _rule_of_thumb(view, lang, "time", seconds)
     by_text = {str(m): m for m in legal}
     return Hint(by_text[values[0].move], hint_reason(view, legal, values, lang), "analysis",
                 tuple(values))
@@ -157,7 +181,9 @@ def warm() -> None:
         except Exception:  # noqa: BLE001 - a warm-up that fails only makes the first hint slower
             pass
 
-    _executor().submit(load)
+    global _running
+    with _lock:
+        _running = _executor().submit(load)
 
 
 __all__ = ["warm", "HINT_BUDGET", "HINT_SECONDS", "Hint", "best_move_hint", "hint_reason",
