@@ -135,3 +135,29 @@ def test_the_sentences_of_the_issue() -> None:
     assert describe_event({"seat": 0, "type": "give", "card": "C10", "to": 1}, ["Olli", "Aino"],
                           "fi") == "Olli antoi ristikympin, ja sen sai Aino."
     assert describe_move("C6", "fi") == "Pelaa ristikuutonen"
+
+
+def test_every_reason_renders_with_every_card_through_the_real_functions() -> None:
+    from ristiseiska.analysis import _reason_words
+    from ristiseiska.i18n import move_words
+
+    for lang in ("fi", "en"):
+        for c in DECKS:
+            card = c if isinstance(c, Card) else parse_card(c)
+            other = parse_card("S2") if card != parse_card("S2") else parse_card("S3")
+            for key in TEXTS:
+                params: dict[str, Any] = {"card": card, "block": other, "player": "Aino",
+                                          "value": 10, "suit_id": 0, "end": "low",
+                                          "mine": 2, "theirs": 1, "move": str(card),
+                                          "worlds": 100, "points": "3.0", "pct": 40}
+                if key.startswith("master"):
+                    params["base"] = ("play_generic", {"card": card})
+                text = render(key, params, lang)
+                assert "{" not in text and "}" not in text, (key, text)
+                if "{card" in TEXTS[key][lang]:  # the card is named, in some case of its name
+                    stem = card_case(card, lang)[:5]
+                    assert stem in text.lower(), (key, text)
+            code = card.notation() if card.is_joker else str(c)
+            for key in ("analysis.reason.out", "analysis.reason.dump"):
+                text = _reason_words(key, {"best": code, "diff": 5}, lang)
+                assert "{" not in text and move_words(code, lang) in text, text
