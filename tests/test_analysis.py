@@ -190,8 +190,12 @@ def test_cli_text_in_both_languages_and_the_plot(capsys: Any, tmp_path: Path) ->
     png = tmp_path / "curve.png"
     assert main(["analyze", str(KNOWN), "--seat", "3", "--lang", "en", "--plot", str(png)]) == 0
     out = capsys.readouterr().out
-    assert "Where did I lose points?" in out and "mistake" in out and "DA" in out
-    assert "better: Play the ace of diamonds" in out  # the summary names moves in words
+    assert "Where did I lose points?" in out and "mistake" in out
+    # cards and actions in words, never their codes; moves numbered from 1 as in the replay
+    assert "Move 53: three of hearts; better: ace of diamonds" in out
+    assert "take the token" in out and " DA " not in out and "token " not in out.replace("the token", "")
+    row = next(line for line in out.splitlines() if line.startswith("53 "))
+    assert "three of hearts" in row and "ace of diamonds" in row and "sure to go out first" in row
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert main(["analyze", str(KNOWN), "--seat", "3", "--hindsight"]) == 0
     out = capsys.readouterr().out

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from textual.app import App
-from textual.widgets import Button, Static
+from textual.widgets import Button, RichLog, Static
 
 from ristiseiska.tui.analysis import AnalysisReplayApp, WhereLost
 from ristiseiska.tui.app import DealOver, PlayApp, default_settings
@@ -32,7 +32,7 @@ async def test_replay_shows_the_verdict_and_the_alternatives() -> None:
     async with app.run_test(size=SIZE) as pilot:
         assert "Paina a" in pane(app)
         await pilot.press("s", "s", "s")  # seat 3, whose ace decides the deal
-        assert "paikka 3" in pane(app)
+        assert "P4" in pane(app) and "paikka" not in pane(app)  # the player by name
         await pilot.press("a")
         await app.workers.wait_for_complete()
         await pilot.pause()
@@ -40,7 +40,9 @@ async def test_replay_shows_the_verdict_and_the_alternatives() -> None:
         app.go(52)  # the position where seat 3 held the ace of diamonds and the three of hearts
         await pilot.pause()
         text = pane(app)
-        assert "Tapahtuma 52: pelasit H3" in text and "virhe" in text
+        # the move from this position, numbered from 1 as in the log; cards in words
+        assert "Seuraava siirto 53: herttakolmonen" in text and "virhe" in text
+        assert "Pelaa ruutuässä: sillä pääset varmasti" in text
         bars = {line.split()[0]: line for line in text.splitlines() if "█" in line}
         assert set(bars) == {"ruutuässä", "herttakolmonen"}  # a bar per legal move
         assert bars["ruutuässä"].endswith("0.0 p · voitto 100 % · paras")
@@ -48,7 +50,10 @@ async def test_replay_shows_the_verdict_and_the_alternatives() -> None:
         await pilot.press("w")
         await pilot.pause()
         text = pane(app)
-        assert "Missä menetit pisteitä?" in text and "Tapahtuma 52" in text
+        assert "Missä menetit pisteitä?" in text and "Siirto 53" in text
+        log = [line.text for line in app.query_one("#log", RichLog).lines]
+        assert any(line.startswith("52. ") for line in log)  # the moves shown, from 1
+        assert not any(line.startswith("53. ") for line in log)
         # going back before the first decision of the seat says so
         app.go(0)
         await pilot.press("w")
@@ -69,8 +74,7 @@ async def test_where_did_i_lose_points_screen() -> None:
         await pilot.pause()
         assert screen.analysis is not None
         body = str(screen.query_one("#where-body", Static).render())
-        assert ("Event 58: Play the three of spades; better: Play the queen of spades"
-                in body)
+        assert "Move 59: three of spades; better: queen of spades" in body
         await pilot.press("escape")
         assert not isinstance(app.screen, WhereLost)
 

@@ -210,7 +210,7 @@ async def test_choosing_the_card_to_give(tmp_path: Path) -> None:
         await pilot.pause()
         gives = [e for e in s.game.events if e.type == GIVE]
         assert gives and gives[0].seat == HUMAN and gives[0].other == 1
-        assert any(line.text.startswith("Annoit ") for line in s.log)
+        assert any("sai sinulta" in line.text for line in s.log)
         assert len(s.game.hand(HUMAN)) <= size - 1 or s.game.is_over()
 
 

@@ -106,7 +106,7 @@ async def test_typing_the_card_to_give(tmp_path: Path, typed: str, size: tuple[i
         gives = [e for e in s.game.events if e.type == GIVE]
         assert gives and gives[0].seat == HUMAN and gives[0].card == parse_card("SA")
         assert parse_card("SA") not in s.game.hand(HUMAN)
-        assert any(line.text == "Annoit pataässän pelaajalle Aino." for line in s.log)
+        assert any(line.text == "Aino sai sinulta pataässän." for line in s.log)
 
 
 @pytest.mark.asyncio

@@ -367,6 +367,9 @@ def test_whole_deal_with_bots_then_sheet_next_deal_record_and_replay(client: Tes
                 h = recv_until(ws, lambda m: m["type"] in ("hint", "error"))
                 assert h["type"] == "hint" and h["move"] in st["view"]["legal_moves"]
                 assert len(h["reason"]) > 10
+                # the analysis's best move, or a rule of thumb that says so (issue 21)
+                assert ("The analysis tried" in h["reason"] or "rule of thumb" in h["reason"]
+                        or len(st["view"]["legal_moves"]) == 1)
                 hinted = True
             ws.send_json({"type": "move", "move": st["view"]["legal_moves"][0]})
             seen: list[dict[str, Any]] = []

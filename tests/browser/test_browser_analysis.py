@@ -64,7 +64,18 @@ async def test_history_analyse_shows_verdicts(live_server: LiveServer, browser: 
     assert (await verdict.inner_text()).strip() in {"hyvä", "epätarkka", "virhe", "paha virhe"}
     assert await panel.locator("[data-testid=analysis-bar] [data-move]").count() >= 2
     assert await panel.locator("[data-testid=analysis-bar] [data-best=true]").count() == 1
-    assert f"Tapahtuma {choice}" in await page.locator("[data-testid=analysis-current]").inner_text()
+    current = await page.locator("[data-testid=analysis-current]").inner_text()
+    # the move from the replayed position, counted from 1 as in the log; cards in words
+    assert f"Seuraava siirto {choice + 1}:" in current and "Tapahtuma" not in current
+    labels = await panel.locator("[data-testid=analysis-bar] .an-label").all_inner_texts()
+    card_words = ("risti", "ruutu", "hertta", "pata", "jokeri", "pantti", "vuoro", "ohi")
+    assert all(any(w in x.lower() for w in card_words) for x in labels), labels
+    assert (await panel.locator("[data-testid=analysis-reason]").inner_text()).strip()
+    # the analysis opens beside the replayed position, within the window
+    felt = await page.locator("[data-testid=replay] .felt").bounding_box()
+    box = await panel.bounding_box()
+    assert felt is not None and box is not None
+    assert box["x"] >= felt["x"] + felt["width"] - 1 and box["y"] < 900 - 100
     # the replay moved to that position
     assert f"{choice} /" in await page.locator("[data-testid=replay]").inner_text()
     shots = os.environ.get("RISTISEISKA_SHOTS")
@@ -72,7 +83,8 @@ async def test_history_analyse_shows_verdicts(live_server: LiveServer, browser: 
         costly = panel.locator("[data-testid=analysis-costly] [data-action=analysis-jump]")
         if await costly.count():
             await costly.first.click()
-        await panel.screenshot(path=str(Path(shots) / "analysis-browser.png"))
+        # the whole window: the analysis beside the replayed position
+        await page.screenshot(path=str(Path(shots) / "analysis-browser.png"))
     # another seat's analysis is refused while the match goes on, in the page's words
     await panel.locator("[data-action=analysis-seat][data-seat='1']").click()
     refusal = page.locator("[data-testid=analysis-seat-error]")

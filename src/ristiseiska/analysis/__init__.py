@@ -104,9 +104,15 @@ class Decision:
                 return m.points
         return None
 
+    @property
+    def number(self) -> int:
+        """The move's number as people count it (from 1; ``index`` counts from 0)."""
+        return self.index + 1
+
     def to_dict(self, lang: str | None = None) -> dict[str, Any]:
         """The decision as the ``analyze --json`` names it; with ``lang`` also the standard
-        error ``se`` of the loss, the cards in hand and the reason in words (for the UIs)."""
+        error ``se`` of the loss, the cards in hand, the move's number from 1, the moves in
+        words and the reason for the best move in a sentence (for the UIs)."""
         out: dict[str, Any] = {
             "index": self.index, "move": self.move, "best": self.best,
             "loss": round(self.loss, 2), "verdict": self.verdict,
@@ -115,7 +121,12 @@ class Decision:
         if lang is not None:
             out["se"] = round(self.se, 2)
             out["hand"] = self.hand
-            out["reason"] = reason_text(self, lang) if self.best != self.move else ""
+            out["number"] = self.number
+            out["move_words"] = _move_words(self.move, lang)
+            out["best_words"] = _move_words(self.best, lang)
+            for m in out["moves"]:
+                m["words"] = _move_words(m["move"], lang)
+            out["reason"] = reason_text(self, lang)
         return out
 
 
@@ -173,11 +184,16 @@ def deal_accuracy(decisions: list[Decision]) -> float | None:
 
 def reason_text(d: Decision, lang: str = "fi") -> str:
     """A short reason for the best move, in words from the hint machinery."""
-    from ..bots.reasons import render
-
     if d.reason is None:
         return ""
     key, params = d.reason
+    return _reason_words(key, params, lang)
+
+
+def _reason_words(key: str, params: dict[str, Any], lang: str) -> str:
+    """A reason (the analysis's own ``analysis.reason.*`` or the expert's) in words."""
+    from ..bots.reasons import render
+
     if key.startswith("analysis."):
         from ..i18n import t
 
@@ -188,13 +204,9 @@ def reason_text(d: Decision, lang: str = "fi") -> str:
 
 def _move_words(text: str, lang: str) -> str:
     """A move in words: the card's name for a play, the action otherwise."""
-    from ..cards import CardError, parse_card
-    from ..i18n import card_name, describe_move
+    from ..i18n import move_words
 
-    try:
-        return card_name(parse_card(text.split("@")[0]), lang)
-    except (CardError, ValueError):
-        return describe_move(text, lang)
+    return move_words(text, lang)
 
 
 def _reason(view: Any, legal: list[Move], best: MoveValue, played: MoveValue, expert: Any

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ..i18n import describe_move, t
+from ..i18n import move_words, reader_names, t
 from . import SeatAnalysis, reason_text
 
 
@@ -17,22 +17,23 @@ def _fmt(x: float) -> str:
 def describe(a: SeatAnalysis, rec: dict[str, Any], deal: int, lang: str = "fi") -> list[str]:
     """The analysis of one seat as lines of text: a table of decisions, a summary and the
     costliest decisions ('where did I lose points?')."""
-    names = rec.get("players") or []
-    name = names[a.seat] if a.seat < len(names) else str(a.seat)
+    names = reader_names(rec.get("players") or [], rec.get("you"), lang)
+    name = names[a.seat] if a.seat < len(names) else str(a.seat + 1)
     acc = t("analysis.no_accuracy", lang) if a.accuracy is None else f"{a.accuracy:.0f} %"
     if a.hindsight:
-        lines = [t("analysis.head_hindsight", lang, deal=deal, name=name, seat=a.seat, accuracy=acc),
+        lines = [t("analysis.head_hindsight", lang, deal=deal, name=name, accuracy=acc),
                  t("analysis.hindsight_note", lang)]
     else:
-        lines = [t("analysis.head", lang, deal=deal, name=name, seat=a.seat, accuracy=acc,
-                   points=a.points)]
+        lines = [t("analysis.head", lang, deal=deal, name=name, accuracy=acc, points=a.points)]
     cols = [t(f"analysis.col.{c}", lang) for c in ("event", "move", "best", "loss", "verdict", "reason")]
     rows = []
     for d in a.decisions:
+        # moves numbered from 1 as in the replay and the log; cards and actions in words
         loss = "" if d.forced else t("analysis.loss_value", lang, loss=f"{d.loss:.1f}", se=f"{d.se:.1f}")
-        best = "" if d.forced or d.best == d.move else d.best
-        why = "" if d.forced or d.best == d.move else reason_text(d, lang)
-        rows.append([str(d.index), d.move, best, loss, t(f"analysis.verdict.{d.verdict}", lang), why])
+        best = "" if d.forced or d.best == d.move else move_words(d.best, lang)
+        why = "" if d.forced else reason_text(d, lang)
+        rows.append([str(d.number), move_words(d.move, lang), best, loss,
+                     t(f"analysis.verdict.{d.verdict}", lang), why])
     if not rows:
         lines.append(t("analysis.none", lang))
         return lines
@@ -56,9 +57,9 @@ def where_lines(a: SeatAnalysis, lang: str = "fi") -> list[str]:
     if not worst:
         out.append("  " + t("analysis.where_none", lang))
     for d in worst:
-        # moves in words ("Ota pantti", "Pelaa ruutuässä"), not their codes
-        out.append("  " + t("analysis.where_item", lang, index=d.index,
-                            move=describe_move(d.move, lang), best=describe_move(d.best, lang),
+        # moves in words ("ota pantti", "ruutuässä"), not their codes; numbered from 1
+        out.append("  " + t("analysis.where_item", lang, number=d.number,
+                            move=move_words(d.move, lang), best=move_words(d.best, lang),
                             loss=f"{d.loss:.1f}", reason=reason_text(d, lang)).rstrip())
     return out
 

@@ -5,12 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from ..cards import Card
+from ..i18n.grammar import card_forms
 
 SUIT_PLURAL_FI = ("ristit", "ruudut", "hertat", "padat")
 SUIT_PLURAL_EN = ("clubs", "diamonds", "hearts", "spades")
 
 # Imperatives take the nominative in Finnish ("Pelaa herttakuutonen"); {card} is nominative,
-# {card_acc} the object form for indicative sentences.
+# {card_acc} the object form for indicative sentences, and every case of
+# ristiseiska.i18n.grammar is there by its suffix ({card_ade}: "Jatka ruutukolmosella").
 TEXTS: dict[str, dict[str, str]] = {
     "only": {
         "fi": "Ainoa sallittu siirto.",
@@ -71,7 +73,7 @@ TEXTS: dict[str, dict[str, str]] = {
         "en": "Play the {card} and keep the {block} back: that keeps {suit} shut for the others.",
     },
     "continue": {
-        "fi": "Jatka kortilla {card}: lisäkortti vie sinua kohti voittoa.",
+        "fi": "Jatka {card_ade}: lisäkortti vie sinua kohti voittoa.",
         "en": "Go on with the {card}: the extra card brings you closer to going out.",
     },
     "stop": {
@@ -129,13 +131,6 @@ TEXTS: dict[str, dict[str, str]] = {
 }
 
 
-def _card_words(card: Card, lang: str) -> tuple[str, str]:
-    if lang == "fi":
-        return card.name("fi"), card.name("fi", "acc")
-    n = card.name("en")
-    return n, n
-
-
 def render(key: str, params: dict[str, Any], lang: str = "fi") -> str:
     """The reason ``key`` with ``params`` in ``lang`` ('fi' or 'en')."""
     if lang not in ("fi", "en"):
@@ -149,9 +144,11 @@ def render(key: str, params: dict[str, Any], lang: str = "fi") -> str:
     fmt: dict[str, Any] = {}
     for k, v in params.items():
         if isinstance(v, Card):
-            nom, acc = _card_words(v, lang)
-            fmt[k] = nom
-            fmt[k + "_acc"] = acc
+            fmt.update(card_forms(v, lang, k))
+        elif k == "move" and isinstance(v, str):  # a move's text ("token") in words
+            from ..i18n import move_words
+
+            fmt[k] = move_words(v, lang)
         else:
             fmt[k] = v
     for k in ("mine", "theirs"):

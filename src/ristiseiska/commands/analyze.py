@@ -25,7 +25,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", metavar="FILE", help="record file (.jsonl; '-' reads standard input)")
     p.add_argument("--deal", type=int, default=1, metavar="N", help="analyse the N-th record of the file (from 1; default 1)")
     who = p.add_mutually_exclusive_group()
-    who.add_argument("--seat", type=int, default=None, metavar="S", help="the seat to analyse (from 0; default 0)")
+    who.add_argument("--seat", type=int, default=None, metavar="S", help="the seat to analyse (from 0, as the JSON's seat; default: your own seat in a record the terminal game saved, else 0)")
     who.add_argument("--all-seats", action="store_true", help="analyse every seat")
     p.add_argument("--lang", choices=("fi", "en"), default="fi", help="language of the output (default fi)")
     p.add_argument("--json", action="store_true", help="print the analysis as JSON (one object; a list with --all-seats)")
@@ -71,7 +71,9 @@ def run(args: argparse.Namespace) -> int:
     if args.all_seats:
         seats = list(range(n))
     else:
-        seat = 0 if args.seat is None else args.seat
+        you = rec.get("you")  # the person's own seat in a record the terminal game saved
+        mine = you if isinstance(you, int) and not isinstance(you, bool) and 0 <= you < n else 0
+        seat = mine if args.seat is None else args.seat
         if not 0 <= seat < max(n, 1):
             raise CliError(f"--seat must be a seat of this deal (0–{n - 1}), not {seat}")
         seats = [seat]
@@ -121,21 +123,23 @@ def _plot(results: list[Any], rec: dict[str, Any], path: str, lang: str) -> None
     matplotlib.use("Agg")  # files only: never open a window
     import matplotlib.pyplot as plt
 
-    names = rec.get("players") or []
+    from ristiseiska.i18n import reader_names
+
+    names = reader_names(rec.get("players") or [], rec.get("you"), lang)
     fig, ax = plt.subplots(figsize=(8, 4.5), dpi=100)
     markers = {"inaccuracy": ("o", "#d4a017"), "mistake": ("s", "#e07000"), "blunder": ("X", "#c00000")}
     for main, _hind in results:
         curve = expected_curve(main)
         if not curve:
             continue
-        xs, ys = zip(*curve, strict=True)
+        xs, ys = zip(*((i + 1, p) for i, p in curve), strict=True)  # moves counted from 1
         label = names[main.seat] if main.seat < len(names) else f"{main.seat}"
         ax.plot(xs, ys, marker=".", label=label)
         for d in main.decisions:
             if d.verdict in markers:
                 p = d.points(d.move)
                 m, colour = markers[d.verdict]
-                ax.scatter([d.index], [p], marker=m, s=70, color=colour, zorder=3)
+                ax.scatter([d.number], [p], marker=m, s=70, color=colour, zorder=3)
     ax.set_title(t("analysis.plot_title", lang))
     ax.set_xlabel(t("analysis.plot_x", lang))
     ax.set_ylabel(t("analysis.plot_y", lang))

@@ -125,19 +125,30 @@ def _show(path: str, k: int, lang: str, force_text: bool) -> int:
         replay_record(rec)
     except RecordError as e:
         raise CliError(f"{path}:{line_no}: {e}") from None
-    if not force_text:
-        import importlib
-
-        try:  # the terminal viewer, when the terminal UI provides one
-            viewer = importlib.import_module("ristiseiska.tui.replay")
-        except ImportError:
-            viewer = None
-        if viewer is not None and hasattr(viewer, "run_replay") and sys.stdout.isatty():
-            viewer.run_replay(rec, lang)
-            return 0
+    if not force_text and _terminal():
+        try:  # the terminal viewer (Textual), with the move analysis keys a, s and w
+            from ristiseiska.tui.analysis import run_replay
+        except ImportError as e:  # Textual missing from this install: the plain text still works
+            print(f"ristiseiska: the terminal viewer is not available ({e}); showing the deal as text",
+                  file=sys.stderr)
+        else:
+            return run_replay(rec, lang)
     for line in describe_record(rec, lang):
         print(line)
     return 0
+
+
+def _seat(you: Any) -> int | None:
+    return you if isinstance(you, int) and not isinstance(you, bool) else None
+
+
+def _terminal() -> bool:
+    """True when both the keyboard and the screen are a terminal (the viewer needs both: with
+    the output or the input redirected, the deal is printed as text)."""
+    try:
+        return sys.stdin.isatty() and sys.stdout.isatty()
+    except (AttributeError, ValueError):  # closed or replaced streams
+        return False
 
 
 # -- plain text ---------------------------------------------------------------------------------
@@ -166,10 +177,11 @@ _T = {
 
 def describe_record(rec: dict[str, Any], lang: str = "fi") -> list[str]:
     """The deal of a valid record as lines of text, one per event."""
-    from ristiseiska.i18n import describe_event, result_lines
+    from ristiseiska.i18n import describe_event, reader_names, result_lines
 
     t = _T[lang]
-    names = rec["players"]
+    you = rec.get("you")  # the reader's own seat, in records the terminal game saved
+    names = reader_names(rec["players"], you, lang)
     seed = rec.get("seed")
     lines = [t["head"].format(rules=rec.get("preset") or t["custom"], n=len(names),
                               dealer=names[rec["dealer"]], seed="–" if seed is None else seed)]
@@ -182,9 +194,9 @@ def describe_record(rec: dict[str, Any], lang: str = "fi") -> list[str]:
         lines.append(f"{t['table']} {' '.join(rec['table'])}")
     width = len(str(len(rec["events"])))
     for i, ev in enumerate(rec["events"], 1):
-        lines.append(f"{i:>{width}}. {describe_event(ev, names, lang)}")
+        lines.append(f"{i:>{width}}. {describe_event(ev, names, lang, _seat(you))}")
     if rec.get("result") is None:
         lines.append(t["unfinished"])
     else:
-        lines.extend(result_lines(rec["result"], names, lang))
+        lines.extend(result_lines(rec["result"], names, lang, _seat(you)))
     return lines

@@ -26,6 +26,7 @@ from typing import Any
 
 from ..cards import Card, CardError, parse_card
 from ..moves import Move, MoveError, parse_move
+from .grammar import CASES
 
 # First names the interfaces give computer players at the table (never a level name), so that
 # the log reads like a family game.
@@ -37,7 +38,8 @@ AREAS: tuple[str, ...] = ("core", "tui", "web")
 
 __all__ = [
     "LANGS", "DEFAULT_LANG", "AREAS", "t", "tn", "catalog", "reload", "norm_lang",
-    "card_name", "player_name", "describe_event", "describe_move", "phase_label",
+    "card_name", "player_name", "describe_event", "describe_move", "move_words", "phase_label",
+    "reader_names", "you_words",
     "points_label", "token_label", "chips_label", "cards_left_label", "end_label",
     "result_lines", "catalog_files", "placeholders",
 ]
@@ -149,13 +151,19 @@ def _as_card(card: Card | str | None) -> Card | None:
 
 
 def card_name(card: Card | str, lang: str = DEFAULT_LANG, case: str = "nom") -> str:
-    """The natural name of a card (``herttakuutonen``, ``herttakuutosen`` with ``case='acc'``,
+    """The natural name of a card (``herttakuutonen``, ``herttakuutosen`` with ``case='acc'``
+    or ``'gen'``, ``herttakuutosella`` with ``'ade'``: every case of :mod:`.grammar`;
     ``six of hearts``); a second-deck card written ``H6+`` says which deck."""
+    from .grammar import card_case
+
     lang = norm_lang(lang)
     c = _as_card(card)
     if c is None:
         return str(card)
-    name = c.name(lang, case)
+    try:
+        name = card_case(c, lang, case)
+    except ValueError:  # an unknown case: the plain name
+        name = card_case(c, lang)
     if (isinstance(card, str) and card.strip().endswith("+")) and not c.is_joker:
         name += t("core.card.second_deck", lang)
     return name
@@ -183,13 +191,63 @@ def _event_dict(event: Any) -> dict[str, Any]:
     return {}
 
 
+def you_words() -> set[str]:
+    """The words the interfaces call the person at the screen ("Sinä", "You")."""
+    return {t("tui.you", lang) for lang in LANGS}
+
+
+def reader_names(names: Sequence[str] | None, you: Any, lang: str = DEFAULT_LANG) -> list[str]:
+    """The players' names as the reader of their own record sees them: the seat ``you`` (the
+    record's ``you`` key: the person who played it) is "Sinä"/"You" in the reader's language
+    when the person played without a name of their own; every other name as it was."""
+    out = [str(x) for x in (names or [])]
+    if isinstance(you, int) and not isinstance(you, bool) and 0 <= you < len(out):
+        if not out[you] or out[you] in you_words():
+            out[you] = t("tui.you", lang)
+    return out
+
+
+def _describe_you(ev: dict[str, Any], names: Sequence[str] | None, lang: str, you: int,
+                  general: str) -> str:
+    """The reader's own moves in the second person ("Pelasit herttakuutosen.") and the moves
+    that ask them or give them a card; the general sentence where no such text exists."""
+    kind = str(ev.get("type", ""))
+    kw: dict[str, Any] = {}
+    if ev.get("card") is not None and _as_card(str(ev["card"])) is not None:
+        kw["card"] = card_name(str(ev["card"]), lang, "acc")
+    if ev.get("as") is not None:
+        kw["as_card"] = card_name(str(ev["as"]), lang, "acc")
+    if ev.get("seat") != you:
+        if kind not in ("ask", "give") or ev.get("from", ev.get("to")) != you:
+            return general
+        kw["name"] = player_name(ev.get("seat"), names, lang)
+        key = f"tui.event.{kind}_you" + ("" if "card" in kw or kind == "ask" else "_hidden")
+    else:
+        if kind in ("ask", "give"):
+            kw["other"] = player_name(ev.get("from", ev.get("to")), names, lang)
+        key = f"tui.event.you_{kind}" + ("_joker" if kind == "play" and "as_card" in kw else "")
+        if kind in ("play", "give", "draw", "swap") and "card" not in kw:
+            return general
+    text = t(key, lang, **kw)
+    if text == key:
+        return general
+    if kind == "play" and "(" in general:  # the row or end, as the general sentence words it
+        text = text.rstrip(".") + " " + general[general.rindex("("):]
+    return text
+
+
 def describe_event(event: Mapping[str, Any] | Any, names: Sequence[str] | None = None,
-                   lang: str = DEFAULT_LANG) -> str:
+                   lang: str = DEFAULT_LANG, you: int | None = None) -> str:
     """One event of the history (record form, docs/records.md) as a sentence:
     ``Aino pelasi herttakuutosen.`` / ``Aino played the six of hearts.`` A give or draw whose
-    card is hidden from this viewer (no ``card`` key) is described without the card. Never
-    raises: an unknown or malformed event gets a plain generic sentence."""
+    card is hidden from this viewer (no ``card`` key) is described without the card. With
+    ``you`` (the reader's own seat) that seat's moves are in the second person ("Pelasit
+    herttakuutosen."). Never raises: an unknown or malformed event gets a plain generic
+    sentence."""
     lang = norm_lang(lang)
+    if you is not None:
+        ev = _event_dict(event)
+        return _describe_you(ev, names, lang, you, describe_event(ev, names, lang))
     ev = _event_dict(event)
     kind = str(ev.get("type", ""))
     name = player_name(ev.get("seat"), names, lang)
@@ -198,8 +256,9 @@ def describe_event(event: Mapping[str, Any] | Any, names: Sequence[str] | None =
     card = _as_card(raw_card) if raw is not None else None
     kw: dict[str, Any] = {"name": name}
     if card is not None:
-        kw["card"] = card_name(raw_card, lang, "acc")
-        kw["card_nom"] = card_name(raw_card, lang, "nom")
+        for case in CASES:  # {card_ade}, {card_par}, … for the templates that need them
+            kw[f"card_{case}"] = card_name(raw_card, lang, case)
+        kw["card"] = kw["card_acc"] = kw["card_gen"]
     if kind == "ask":
         kw["other"] = player_name(ev.get("from"), names, lang)
     elif kind == "give":
@@ -262,6 +321,28 @@ def describe_move(move: Move | str, lang: str = DEFAULT_LANG) -> str:
     return t(f"core.move.{kind}", lang)
 
 
+def move_words(move: Move | str, lang: str = DEFAULT_LANG) -> str:
+    """A move as a player says it in a sentence or a table: the card's name for a play
+    (``ristikuutonen``, ``six of clubs``; the end or the row after it), the action in words
+    otherwise (``ota pantti``, ``lopeta vuoro``, ``take the token``). An unreadable move is
+    returned as it was given."""
+    lang = norm_lang(lang)
+    if isinstance(move, str):
+        try:
+            move = parse_move(move)
+        except MoveError:
+            return str(move)
+    if move.kind == "play" and move.card is not None and not (move.card.is_joker and move.as_):
+        text = card_name(move.card, lang, "nom")
+        if move.end in ("low", "high"):
+            text += " " + t(f"core.move.end_{move.end}", lang)
+        if move.row is not None:
+            text += " " + t("core.move.row", lang, row=move.row + 1)
+        return text
+    text = describe_move(move, lang)
+    return text[:1].lower() + text[1:]
+
+
 # --- short labels ---------------------------------------------------------------------------
 
 def phase_label(phase: str, lang: str = DEFAULT_LANG) -> str:
@@ -303,14 +384,17 @@ def end_label(end: str, lang: str = DEFAULT_LANG) -> str:
 
 
 def result_lines(result: Mapping[str, Any] | Any, names: Sequence[str] | None = None,
-                 lang: str = DEFAULT_LANG) -> list[str]:
+                 lang: str = DEFAULT_LANG, you: int | None = None) -> list[str]:
     """A deal's result (``Result`` or its ``to_dict()``) as short lines: who won, then each
-    seat's points with the token part (``Olli: 10 + 21 = 31``), chips where used."""
+    seat's points with the token part (``Olli: 10 + 21 = 31``), chips where used. With
+    ``you`` (the reader's own seat) a win of that seat reads "Voitit jaon!"."""
     lang = norm_lang(lang)
     r = _event_dict(result)
     lines: list[str] = []
     winner = r.get("winner")
-    if winner is not None:
+    if winner is not None and you is not None and winner == you:
+        lines.append(t("tui.result.you_won", lang))
+    elif winner is not None:
         lines.append(t("core.result.winner", lang, name=player_name(winner, names, lang)))
     loser = r.get("loser")
     if loser is not None:

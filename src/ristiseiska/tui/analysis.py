@@ -20,7 +20,7 @@ from textual.widgets import Button, Static
 
 from ..analysis import Decision, SeatAnalysis, analyze_record, reason_text
 from ..analysis.text import where_lines
-from ..i18n import card_name, t
+from ..i18n import move_words, t
 from .replay import ReplayApp
 
 STYLE = {"good": "green", "inaccuracy": "yellow", "mistake": "dark_orange", "blunder": "bold red",
@@ -29,12 +29,7 @@ BAR = 24  # characters of the longest bar
 
 
 def _words(move: str, lang: str) -> str:
-    from ..cards import CardError, parse_card
-
-    try:
-        return card_name(parse_card(move.split("@")[0]), lang)
-    except (CardError, ValueError):
-        return move
+    return move_words(move, lang)
 
 
 def current_decision(a: SeatAnalysis, step: int) -> Decision | None:
@@ -52,20 +47,23 @@ def decision_text(a: SeatAnalysis, step: int, names: list[str], lang: str) -> Te
     name = names[a.seat] if a.seat < len(names) else str(a.seat)
     acc = "–" if a.accuracy is None else f"{a.accuracy:.0f} %"
     out = Text()
-    out.append(f"{t('analysis.title', lang)}: {t('analysis.seat_of', lang, name=name, seat=a.seat)}"
+    out.append(f"{t('analysis.title', lang)}: {t('analysis.seat_of', lang, name=name)}"
                f" — {t('analysis.accuracy', lang, accuracy=acc)}\n", style="bold")
     out.append(t("analysis.summary", lang, **a.counts()) + "\n")
     d = current_decision(a, step)
     if d is None:
         out.append(t("analysis.tui.no_decision", lang))
         return out
-    out.append(t("analysis.decision", lang, index=d.index, move=d.move) + " — ")
+    # the move's number from 1, as in the log; "next" when it is made from the shown position
+    key = "analysis.decision_next" if d.index == step else "analysis.decision"
+    out.append(t(key, lang, number=d.number, move=move_words(d.move, lang)) + " — ")
     out.append(t(f"analysis.verdict.{d.verdict}", lang), style=STYLE[d.verdict])
     if d.forced:
         return out
     out.append(" (" + t("analysis.loss_short", lang, loss=f"{d.loss:.1f}", se=f"{d.se:.1f}") + ")\n")
-    if d.best != d.move:
-        out.append(reason_text(d, lang) + "\n", style="italic")
+    why = reason_text(d, lang)  # the reason for the best move, in a sentence
+    if why:
+        out.append(why + "\n", style="italic")
     top = max([1.0] + [m.points for m in d.moves if not math.isnan(m.points)])
     width = max(len(_words(m.move, lang)) for m in d.moves)
     for m in d.moves:
@@ -89,9 +87,10 @@ class AnalysisReplayApp(ReplayApp):
     #analysis { height: auto; max-height: 16; border: round $primary; padding: 0 1; }
     """
 
-    def __init__(self, record: dict[str, Any], lang: str = "fi", seat: int = 0) -> None:
+    def __init__(self, record: dict[str, Any], lang: str = "fi", seat: int | None = None) -> None:
         super().__init__(record, lang)
-        self.seat = seat
+        # the reader's own seat first (a record the terminal game saved), else the first seat
+        self.seat = seat if seat is not None else (self.you or 0)
         self.analyses: dict[int, SeatAnalysis] = {}
         self.show_where = False
         self.running: int | None = None
@@ -106,7 +105,7 @@ class AnalysisReplayApp(ReplayApp):
 
     @property
     def names(self) -> list[str]:
-        return list(self.record.get("players") or [])
+        return list(self.game.names)
 
     def draw(self) -> None:
         super().draw()
@@ -119,7 +118,7 @@ class AnalysisReplayApp(ReplayApp):
         a = self.analyses.get(self.seat)
         if a is None:
             key = "analysis.tui.running" if self.running == self.seat else "analysis.tui.off"
-            pane.update(t(key, lang, seat=self.seat, name=name))
+            pane.update(t(key, lang, name=name))
         elif self.show_where:
             pane.update(Text("\n".join(where_lines(a, lang))))
         else:

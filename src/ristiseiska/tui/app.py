@@ -169,7 +169,7 @@ class DealOver(ModalScreen[bool | None]):
     DealOver .sheet, DealOver .hands { margin-top: 1; }
     DealOver #over-keys { height: 1; margin-top: 1; }
     DealOver #over-keys Button { margin-right: 2; }
-    DealOver #over-hint { color: $text-muted; width: 1fr; }
+    DealOver #over-hint { color: $text-muted; width: 100%; height: auto; }
     """
     BINDINGS = [Binding("escape", "close", show=False), Binding("enter", "go", show=False)]
 
@@ -206,7 +206,8 @@ class DealOver(ModalScreen[bool | None]):
                                  compact=True)
                 # the human seat's costliest decisions of this deal (tui/analysis.py)
                 yield Button(t("analysis.where", lang), id="where", compact=True)
-                yield Static(t("tui.over.keys", lang), id="over-hint")
+            # a line of its own: beside the buttons an 80-column screen cut it
+            yield Static(t("tui.over.keys", lang), id="over-hint")
 
     def on_mount(self) -> None:
         # the body takes the keys (arrows scroll it), Enter and Esc are this screen's
@@ -232,8 +233,8 @@ class DealOver(ModalScreen[bool | None]):
         height = self.size.height or self.app.size.height
         room = max(height - top, height // 3, 8)
         self.query_one("#over-box").styles.max_height = room
-        # border (2) and the key line with its margin (2)
-        self.query_one("#over-body").styles.max_height = max(room - 4, 3)
+        # border (2), the key line with its margin (2) and the line of keys under it (1)
+        self.query_one("#over-body").styles.max_height = max(room - 5, 3)
 
     def action_close(self) -> None:
         self.dismiss(None)
@@ -546,7 +547,7 @@ class GameScreen(Screen[None]):
         self.query_one(TableView).show(view, lang, recent_plays(s.game.events, HUMAN))
         hints: dict[int, str] = {}
         if s.setup.open_cards and not s.deal_over:
-            move, reason = s.hint(s.game.to_move)
+            move, reason = s.hint(s.game.to_move, quick=True)
             if move is not None:
                 hints[s.game.to_move] = t("tui.open.would_play", lang,
                                           move=describe_move(move, lang), reason=reason)
@@ -851,7 +852,10 @@ def _log_text(line: LogLine) -> Text:
     style = "bold" if line.seat == HUMAN else ""
     if line.kind in ("token", "pass", "chip", "ask", "draw"):
         style += " yellow"
-    return Text(line.text, style=style.strip())
+    text = Text(line.text, style=style.strip())
+    if line.number is not None:  # numbered from 1, as the replay and the analysis count
+        text = Text.assemble((f"{line.number}. ", "dim"), text)
+    return text
 
 
 def _match_length(rules: Rules, lang: str) -> str:
@@ -996,6 +1000,17 @@ def default_settings(**over: Any) -> dict[str, Any]:
     return d
 
 
+def resume_command(data_dir_override: str | None, path: Path) -> str:
+    """The command that continues the saved match: with the same ``--data-dir`` when the game
+    was started with one (``--resume`` alone looks in the default folder)."""
+    import shlex
+
+    cmd = "ristiseiska play --resume"
+    if data_dir_override:
+        cmd += " --data-dir " + shlex.quote(str(path.resolve()))
+    return cmd
+
+
 def run_play(defaults: dict[str, Any] | None = None, session: Session | None = None,
              data_dir_override: str | None = None, quick: bool = False) -> int:
     """Run the game in this terminal; returns the exit status."""
@@ -1004,12 +1019,16 @@ def run_play(defaults: dict[str, Any] | None = None, session: Session | None = N
         from .session import STATE_FILE
 
         defaults = dict(defaults, saved_game=(path / STATE_FILE).exists())
+    from ..analysis.hint import warm
+
+    warm()  # the hint (F2) is the analysis's: load its compiled kernel while the game starts
     app = PlayApp(defaults, session, path, quick=quick)
     app.run()
     s = app.session
     lang = app.lang
     if s is not None and not s.match_over and s.save_enabled and s.state_path is not None:
-        print(t("tui.exit.saved", lang, path=str(s.state_path)))
+        print(t("tui.exit.saved", lang, path=str(s.state_path),
+                command=resume_command(data_dir_override, path)))
     if s is not None and s.records_path is not None:
         print(t("tui.exit.records", lang, path=str(s.records_path)))
     return 0

@@ -14,7 +14,7 @@ from textual.containers import Horizontal
 from textual.widgets import Footer, Header, RichLog, Static
 
 from ..game import Game
-from ..i18n import describe_event, result_lines, t
+from ..i18n import describe_event, reader_names, result_lines, t
 from .widgets import PlayersView, TableView
 
 
@@ -41,6 +41,10 @@ class ReplayApp(App[None]):
         self.record = record
         self.lang = lang
         self.game, self.moves = load_record_game(record)
+        # the reader's own seat (a record the terminal game saved) as "Sinä"/"You"
+        you = record.get("you")
+        self.you = you if isinstance(you, int) and not isinstance(you, bool) else None
+        self.game.names = reader_names(self.game.names, self.you, lang)
         self.step = 0
         for keys, action, key in (("right,space,n", "next", "tui.key.next"),
                                   ("left,backspace,p", "prev", "tui.key.prev"),
@@ -94,10 +98,11 @@ class ReplayApp(App[None]):
         log = self.query_one("#log", RichLog)
         log.clear()
         mark = g.rules.distinct_decks
-        for e in g.events:
-            log.write(Text(describe_event(e.to_dict(mark), g.names, lang)))
+        width = len(str(n))
+        for i, e in enumerate(g.events, 1):  # numbered from 1, as replay --text and analyze
+            log.write(Text(f"{i:>{width}}. {describe_event(e.to_dict(mark), g.names, lang, self.you)}"))
         if g.is_over() and g.result is not None:
-            for line in result_lines(g.result, g.names, lang):
+            for line in result_lines(g.result, g.names, lang, self.you):
                 log.write(Text(line, style="bold green"))
 
     def action_next(self) -> None:

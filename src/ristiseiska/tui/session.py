@@ -180,14 +180,20 @@ def make_bot(level: str, seed: int) -> Any:
     return get_bot(level, seed=seed)
 
 
-def hint(view: Any, lang: str) -> tuple[Move | None, str]:
-    """The move the expert bot suggests for ``view`` and its reason in ``lang``."""
+def hint(view: Any, lang: str, quick: bool = False) -> tuple[Move | None, str]:
+    """The hint for ``view``: the move the analysis calls best and its reason in ``lang``
+    (:func:`ristiseiska.analysis.hint.best_move_hint`; a rule of thumb says so). ``quick``:
+    the expert bot's move at once (the open-cards teaching mode, drawn on every redraw)."""
     from ..bots import hint as bot_hint
 
     if not view.legal_moves:
         return None, ""
-    move, reason = bot_hint(view, lang)
-    return move, reason
+    if quick:
+        return bot_hint(view, lang)
+    from ..analysis.hint import best_move_hint
+
+    h = best_move_hint(view, lang)
+    return h.move, h.reason
 
 
 @dataclass
@@ -197,6 +203,7 @@ class LogLine:
     text: str
     seat: int | None = None
     kind: str = ""
+    number: int | None = None  # the move's number in the deal, from 1 (as replay and analysis)
 
 
 class Session:
@@ -333,7 +340,7 @@ class Session:
             g.push(move)
         except IllegalMoveError as e:
             raise ValueError(self.explain(str(move), str(e))) from None
-        lines = [self._describe(e) for e in g.events[before:]]
+        lines = [self._describe(e, before + k + 1) for k, e in enumerate(g.events[before:])]
         if g.is_over():
             lines += self._finish_deal()
         self.log.extend(lines)
@@ -359,10 +366,10 @@ class Session:
             return []
         return self.apply(self.bot_choice())
 
-    def hint(self, seat: int = HUMAN) -> tuple[Move | None, str]:
+    def hint(self, seat: int = HUMAN, quick: bool = False) -> tuple[Move | None, str]:
         if self.game.is_over() or self.game.to_move != seat:
             return None, ""
-        return hint(self.game.view(seat), self.lang)
+        return hint(self.game.view(seat), self.lang, quick)
 
     def next_deal(self) -> Game:
         if not self.game.is_over():
@@ -387,7 +394,7 @@ class Session:
         # Cards laid out before the first move (the stock game's seven of clubs).
         return g
 
-    def _describe(self, e: Event) -> LogLine:
+    def _describe(self, e: Event, number: int | None = None) -> LogLine:
         from ..i18n import describe_event
 
         d = e.to_dict(self.rules.distinct_decks)
@@ -398,8 +405,8 @@ class Session:
         if e.seat == HUMAN or (e.other == HUMAN and e.type in ("ask", "give")):
             text = self._describe_you(d)
             if text:
-                return LogLine(text, e.seat, e.type)
-        return LogLine(describe_event(d, self.names, self.lang), e.seat, e.type)
+                return LogLine(text, e.seat, e.type, number)
+        return LogLine(describe_event(d, self.names, self.lang), e.seat, e.type, number)
 
     def _describe_you(self, d: dict[str, Any]) -> str:
         """The person's own moves in the second person ("Pelasit herttakuutosen."), and the
@@ -454,10 +461,11 @@ class Session:
     def _write_record(self, g: Game) -> None:
         if not self.save_enabled or self.dir is None:
             return
-        rec = game_record(g, self.setup.rules, {"deal": len(self.results), "match_seed": self.setup.seed})
-        if self.names[HUMAN] == _t("tui.you", self.lang):
-            # "Sinä"/"You" reads well on one's own screen, not in a record read later
-            rec["players"][HUMAN] = _t("core.player", self.lang, n=HUMAN + 1)
+        # The record keeps the names the players had; "you" marks the person's own seat, so
+        # that reading it back shows that seat as "Sinä"/"You" (i18n.reader_names) and the
+        # person's own moves in the second person.
+        rec = game_record(g, self.setup.rules, {"deal": len(self.results),
+                                                "match_seed": self.setup.seed, "you": HUMAN})
         try:
             from ..record import dumps_record
 

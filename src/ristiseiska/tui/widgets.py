@@ -172,14 +172,17 @@ def render_players(view: Any, lang: str, levels: Sequence[str] | None = None,
         if seat == view.dealer:
             out.append(" " + t("tui.players.dealer", lang), style="dim italic")
         n = view.hand_sizes[seat]
-        out.append(f"  {cards_left_label(n, lang)}")
+        if seat in view.out_order and n == 0:  # "pääsi pois" says it: no "0 korttia" beside
+            out.append("  " + t("tui.players.out", lang), style="green")
+        else:
+            out.append(f"  {cards_left_label(n, lang)}")
         if rules.uses_token and view.token_holder == seat:
             out.append("  ● " + t("tui.players.token", lang), style="bold yellow")
         if rules.fines_per_miss and view.token_fines and view.token_fines[seat]:
             out.append("  " + t("tui.fines.count", lang, n=view.token_fines[seat]), style="yellow")
         if rules.uses_chips:
             out.append("  " + t("tui.players.chips", lang, n=view.chips_paid[seat]), style="yellow")
-        if seat in view.out_order:
+        if seat in view.out_order and n != 0:
             out.append("  " + t("tui.players.out", lang), style="green")
         out.append("\n")
         if view.open_hands is not None and (seat != view.seat or show_all):

@@ -75,7 +75,10 @@ def compute(rec: dict[str, Any], seat: int) -> dict[str, Any]:
     out = a.to_dict(int(rec.get("deal", 1)), lang="fi")
     en = a.to_dict(int(rec.get("deal", 1)), lang="en")
     for d, e in zip(out["decisions"], en["decisions"], strict=True):
-        d["reason"] = {"fi": d["reason"], "en": e["reason"]}
+        for key in ("reason", "move_words", "best_words"):  # both languages: the page switches
+            d[key] = {"fi": d[key], "en": e[key]}
+        for m, me in zip(d["moves"], e["moves"], strict=True):
+            m["words"] = {"fi": m["words"], "en": me["words"]}
     out["counts"] = a.counts()
     out["costly"] = [d.index for d in a.costly(3)]
     out["points"] = a.points

@@ -477,7 +477,7 @@ async def handle(t: LiveTable, conn: Conn, text: str, lim: Limits | None = None)
         elif kind == "replace":
             await t.replace(conn.seat, msg.get("target"))
         elif kind == "hint":
-            conn.send(t.hint(conn.seat, i18n.norm_lang(str(msg.get("lang", "fi")))))
+            conn.send(await t.ahint(conn.seat, i18n.norm_lang(str(msg.get("lang", "fi")))))
         elif kind == "lang":
             conn.send({"type": "lang", "lang": i18n.norm_lang(str(msg.get("lang", "fi")))})
             async with t.lock:

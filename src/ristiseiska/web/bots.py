@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import Any
 
 from ..bots import BOT_NAMES, Bot, get_bot
-from ..bots import hint as bot_hint
 from ..bots.pool import POOLED, BotPool
 from ..moves import Move
 
@@ -43,8 +42,11 @@ async def choose_pooled(pool: BotPool, level: str, seed: int, view: Any) -> Move
 
 
 def hint(view: Any, lang: str) -> tuple[Move, str]:
-    move, reason = bot_hint(view, lang if lang in ("fi", "en") else "en")
-    return move, str(reason)
+    """The analysis's best move for ``view`` and its reason (a rule of thumb says so)."""
+    from ..analysis.hint import best_move_hint
+
+    h = best_move_hint(view, lang if lang in ("fi", "en") else "en")
+    return h.move, str(h.reason)
 
 
 __all__ = ["BotPool", "OPTIONS", "choose_pooled", "default_level", "hint", "levels", "make_bot",

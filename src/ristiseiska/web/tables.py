@@ -645,11 +645,20 @@ class LiveTable:
         self._broadcast()
 
     def hint(self, seat: int | None, lang: str) -> dict[str, Any]:
+        move, reason = botlib.hint(self._hint_view(seat), lang)
+        return {"type": "hint", "move": str(move), "reason": reason}
+
+    async def ahint(self, seat: int | None, lang: str) -> dict[str, Any]:
+        """:meth:`hint` with the search in a thread (up to a second: the event loop goes on)."""
+        view = self._hint_view(seat)
+        move, reason = await asyncio.to_thread(botlib.hint, view, lang)
+        return {"type": "hint", "move": str(move), "reason": reason}
+
+    def _hint_view(self, seat: int | None) -> Any:
         g = self.game
         if seat is None or g is None or g.is_over() or g.to_move != seat or not self.started:
             raise ActionError("no-hint", "a hint is given on your own move")
-        move, reason = botlib.hint(g.view(seat), lang)
-        return {"type": "hint", "move": str(move), "reason": reason}
+        return g.view(seat)
 
     # -- bots -------------------------------------------------------------------------------
     def kick(self) -> None:

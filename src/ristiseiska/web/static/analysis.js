@@ -40,15 +40,26 @@ export function AnalyseButton({ id, deal, t, onDone }) {
 
 function fmt(x) { return (Math.round(x * 10) / 10).toFixed(1); }
 
+// A move in words as the server wrote it ({fi, en}, or one text), else the card's name, else
+// the move's text (an analysis stored before the words were kept).
+function words(w, move, lang, cardName) {
+  if (w && typeof w === "object") return w[lang] || w.fi || move;
+  if (typeof w === "string" && w) return w;
+  const name = cardName(move.split("@")[0]);
+  return name !== move.split("@")[0] ? name : move;
+}
+// Moves are counted from 1 for people (the JSON's index counts from 0).
+function num(x) { return x.number ?? x.index + 1; }
+
 function Bar({ d, t, lang, cardName }) {
   const moves = d.moves || [];
   const top = Math.max(1, ...moves.map((m) => m.points));
   return html`<div class="an-bars" data-testid="analysis-bar" role="list" aria-label=${t("analysis.alternatives")}>
     ${moves.map((m) => {
       const played = m.move === d.move, best = m.move === d.best;
-      const name = cardName(m.move.split("@")[0]);
+      const name = words(m.words, m.move, lang, cardName);
       return html`<div class="an-bar" role="listitem" data-move=${m.move} data-played=${played} data-best=${best}>
-        <span class="an-label">${name !== m.move.split("@")[0] ? name : m.move}${best ? ` · ${t("analysis.best_mark")}` : ""}${played ? ` · ${t("analysis.played_mark")}` : ""}</span>
+        <span class="an-label">${name}${best ? ` · ${t("analysis.best_mark")}` : ""}${played ? ` · ${t("analysis.played_mark")}` : ""}</span>
         <span class="an-track"><span class="an-fill" style=${`width:${Math.max(2, 100 * m.points / top)}%;background:${best ? "#2e7d32" : played ? (d.verdict === "good" ? "#1565c0" : VERDICT_COLOUR[d.verdict]) : "#90a4ae"}`}></span></span>
         <span class="an-num">${t("analysis.points_short", { points: fmt(m.points) })} · ${t("analysis.win_short", { win: Math.round(100 * m.win) })}</span>
       </div>`;
@@ -83,6 +94,7 @@ export function AnalysisPanel({ analysis, step, setStep, t, lang, cardName = (c)
   const a = analysis;
   const d = current(a.decisions, step);
   const name = names[a.seat] ?? String(a.seat + 1);
+  const w = (x, key) => words(x[`${key}_words`], x[key], lang, cardName);
   const acc = a.accuracy === null ? "–" : `${Math.round(a.accuracy)} %`;
   const reason = (x) => (x.reason && (x.reason[lang] || x.reason.fi)) || "";
   return html`<section class="panel an" data-testid="analysis" aria-label=${t("analysis.title")}>
@@ -92,17 +104,17 @@ export function AnalysisPanel({ analysis, step, setStep, t, lang, cardName = (c)
     <div class="row an-strip" aria-label=${t("analysis.decisions")}>${a.decisions.map((x) => html`<button
       class=${`an-chip${d && d.index === x.index ? " current" : ""}`} data-action="analysis-jump" data-index=${x.index} data-verdict=${x.verdict}
       style=${`border-color:${VERDICT_COLOUR[x.verdict]}`} title=${t(`analysis.verdict.${x.verdict}`)}
-      onClick=${() => setStep(x.index)}>${x.index} ${x.move}</button>`)}</div>
+      onClick=${() => setStep(x.index)}>${num(x)} ${w(x, "move")}</button>`)}</div>
     ${d && html`<div class="an-current" data-testid="analysis-current">
-      <p><strong>${t("analysis.decision", { index: d.index, move: d.move })}</strong>${" — "}<span class="an-verdict" data-testid="analysis-verdict" data-verdict=${d.verdict} style=${`color:${VERDICT_COLOUR[d.verdict]}`}>${t(`analysis.verdict.${d.verdict}`)}</span>
+      <p><strong>${t(d.index === step ? "analysis.decision_next" : "analysis.decision", { number: num(d), move: w(d, "move") })}</strong>${" — "}<span class="an-verdict" data-testid="analysis-verdict" data-verdict=${d.verdict} style=${`color:${VERDICT_COLOUR[d.verdict]}`}>${t(`analysis.verdict.${d.verdict}`)}</span>
         ${d.verdict !== "forced" && html` (${t("analysis.loss_short", { loss: fmt(d.loss), se: fmt(d.se || 0) })})`}</p>
-      ${d.best !== d.move && html`<p>${reason(d)}</p>`}
+      ${reason(d) && html`<p data-testid="analysis-reason">${reason(d)}</p>`}
       ${d.verdict !== "forced" && html`<${Bar} d=${d} t=${t} lang=${lang} cardName=${cardName}/>`}
     </div>`}
     <h4>${t("analysis.where")}</h4>
     ${a.costly.length === 0 ? html`<p>${t("analysis.where_none")}</p>` : html`<ol data-testid="analysis-costly">${a.costly.map((i) => {
       const x = a.decisions.find((y) => y.index === i);
-      return html`<li><button data-action="analysis-jump" data-index=${i} onClick=${() => setStep(i)}>${t("analysis.where_item", { index: i, move: x.move, best: x.best, loss: fmt(x.loss), reason: "" })}</button></li>`;
+      return html`<li><button data-action="analysis-jump" data-index=${i} onClick=${() => setStep(i)}>${t("analysis.where_item", { number: num(x), move: w(x, "move"), best: w(x, "best"), loss: fmt(x.loss), reason: "" })}</button></li>`;
     })}</ol>`}
     <small>${t("analysis.budget", { worlds: a.worlds, seed: 0 })}</small>
   </section>`;

@@ -761,13 +761,13 @@ function HistoryModal({ id, lang, sheet, close }) {
       <a data-action="download" href=${`/api/tables/${id}/record?deal=${row.deal - 1}`} download=${`ristiseiska-${short}-deal${row.deal}.jsonl`}>${t("web.history.download")}</a>
       <${AnalyseButton} id=${id} deal=${row.deal - 1} t=${t} onDone=${(a) => { setAnalysis(a); open(row.deal - 1); }}/></li>`)}</ul>
     ${sheet.rows.length > 0 && html`<p><a data-action="download-all" href=${`/api/tables/${id}/record`} download=${`ristiseiska-${short}-all.jsonl`}>${t("web.history.download_all")}</a></p>`}
-    ${fr && html`<div class="panel" data-testid="replay">
+    ${fr && html`<div class=${`panel${analysis && analysis.deal === replay.deal ? " replay-split" : ""}`} data-testid="replay"><div class="replay-pos">
       <div class="row"><button data-action="replay-prev" disabled=${step === 0} onClick=${() => setStep(step - 1)}>${t("web.replay.prev")}</button>
         <span>${t("web.replay.step", { i: step, n: replay.frames.length - 1 })}</span>
         <button data-action="replay-next" disabled=${step >= replay.frames.length - 1} onClick=${() => setStep(step + 1)}>${t("web.replay.next")}</button></div>
       <p>${fr.text}</p>
       <div class="felt"><${Board} view=${fr} lastPlay=${null} mark=${false} replay=${true}/></div>
-      ${Object.entries(fr.hands).map(([s, cards]) => html`<div class="row replay-hand"><strong>${replay.names[s]}${fr.token_holder === +s ? ` · ${t("web.table.token")}` : ""}:</strong> ${sortHand(cards).map((c) => html`<${Card} code=${c}/>`)}</div>`)}
+      ${Object.entries(fr.hands).map(([s, cards]) => html`<div class="row replay-hand"><strong>${replay.names[s]}${fr.token_holder === +s ? ` · ${t("web.table.token")}` : ""}:</strong> ${sortHand(cards).map((c) => html`<${Card} code=${c}/>`)}</div>`)}</div>
       ${analysis && analysis.deal === replay.deal && html`<${AnalysisPanel} analysis=${analysis} step=${step} setStep=${setStep} t=${t} lang=${lang} cardName=${cardName} names=${replay.names} id=${id} onChange=${setAnalysis}/>`}
     </div>`}
   <//>`;
