@@ -58,6 +58,7 @@ class Features:
                 self.pool_types |= 1 << card_type(r, c)
         self.hand_points = sum(card_value(c, r) for c in view.hand)
         self.threat_now, self.threat_seat = self.threat(self.table.playable)
+        self._unlocked: dict[Move, dict[str, Any] | None] = {}
 
     # -- the table after a move -------------------------------------------------------------
     def placement(self, table: Table, move: Move) -> tuple[int, int, str | None] | None:
@@ -97,7 +98,18 @@ class Features:
 
     def unlock(self, move: Move) -> dict[str, Any] | None:
         """What playing ``move`` opens: weighted counts of own and hidden cards freed, the
-        cards that become playable at once, and the table after it."""
+        cards that become playable at once, and the table after it. Worked out once per
+        move (scoring and explaining a move both ask); treat the answer as read-only."""
+        try:
+            return self._unlocked[move]
+        except KeyError:
+            pass
+        except AttributeError:  # a Features made without __init__
+            self._unlocked = {}
+        u = self._unlocked[move] = self._unlock(move)
+        return u
+
+    def _unlock(self, move: Move) -> dict[str, Any] | None:
         p = self.placement(self.table, move)
         if p is None:
             return None
