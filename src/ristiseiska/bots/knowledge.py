@@ -448,7 +448,7 @@ class ReplayCache:
                tuple(sorted(opps)))
         cp = self._state
         if (cp is None or cp.key != key or cp.index > len(hist)
-                or any(a is not b for a, b in zip(cp.events, hist[:cp.index]))):
+                or any(a is not b for a, b in zip(cp.events, hist[:cp.index], strict=True))):
             table = Table(rules)
             for c in view.laid_out:
                 t = card_type(rules, int(c))
