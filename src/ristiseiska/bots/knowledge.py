@@ -458,19 +458,19 @@ class ReplayCache:
             self._state = None
         st = cp.copy()
         j = self._run(st, view, rules, names, hist, len(hist))
+        for s, o in opps.items():  # the answer (copies: the state may be kept below)
+            w = st.opps[s]
+            o.known, o.excluded, o.free, o.free_excluded = (list(w.known), w.excluded,
+                                                            w.free, w.free_excluded)
+        if observations is not None:
+            observations.extend((a, b, c, d, e, bool(f)) for a, b, c, d, e, f in st.pending)
         if j == len(hist):
-            keep = st.copy()
+            keep = st  # every event final: this very state is the one to keep
         else:  # the state before the first event that is not final: replay up to it again
             keep = cp.copy()
             self._run(keep, view, rules, names, hist, j)
         keep.index, keep.events = j, hist[:j]
         self._state = keep
-        for s, o in opps.items():
-            w = st.opps[s]
-            o.known, o.excluded, o.free, o.free_excluded = (w.known, w.excluded, w.free,
-                                                            w.free_excluded)
-        if observations is not None:
-            observations.extend((a, b, c, d, e, bool(f)) for a, b, c, d, e, f in st.pending)
 
     @staticmethod
     def _run(st: _ReplayState, view: Any, rules: Rules, names: dict[str, Card],

@@ -409,6 +409,41 @@ async def move_cost(deals: int = 15, preset_name: str = "kaksi-pakkaa", players:
     return {b: 1000 * statistics.median(xs) for b, xs in sorted(buckets.items())}
 
 
+async def table_cost(deals: int = 40, seed: int = 1000) -> float:
+    """CPU time per move of the load test's own table in-process, in ms: 4 seats, three
+    expert bots of the server and a person (random legal moves) at seat 0 whose one
+    connection gets every state as its JSON text; no network, no database."""
+    from ..rules import preset
+    from .tables import Conn, LiveTable
+
+    total, moves = 0.0, 0
+    for d in range(deals):
+        config = {"preset": "ristiseiska", "rules": preset("ristiseiska").to_dict(),
+                  "seed": seed + d, "seats": [{"kind": "friend", "name": "P"}]
+                  + [{"kind": "bot", "bot": "expert", "name": f"B{i}"} for i in range(3)]}
+        t = LiveTable("cost-benchmark", config, MemoryStore(), 0.0)  # type: ignore[arg-type]
+        t.closed = t.started = True
+        conn = Conn(seat=0)
+        t.conns = {conn}
+        await t.start_first_deal()
+        g = t.game
+        assert g is not None
+        rng = random.Random(seed + d)
+        while not g.is_over():
+            t0 = time.process_time()
+            if g.to_move == 0:
+                await t.play(0, str(rng.choice(g.legal_moves())), None)
+            else:
+                await t._bot_step()
+            while not conn.queue.empty():
+                msg = conn.queue.get_nowait()
+                if msg is not None:
+                    t.encode_state(msg, "fi")
+            total += time.process_time() - t0
+            moves += 1
+    return 1000 * total / moves
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m ristiseiska.web.loadtest", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -431,11 +466,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
     p.add_argument("--cost", action="store_true",
                    help="instead: measure the server's time per move in-process, by how far "
-                   "the deal has got (8 seats, two decks, a spectator; no network, no database)")
+                   "the deal has got (8 seats, two decks, a spectator; no network, no "
+                   "database), and the CPU per move of the load test's own table")
     args = p.parse_args(argv)
     if args.cost:
         for start, ms in asyncio.run(move_cost(seed=args.seed)).items():
             print(f"events {start}–{start + 49}: {ms:.3f} ms per move (9 connections)")
+        print(f"the load test's table (4 seats, 3 expert bots, 1 connection): "
+              f"{asyncio.run(table_cost()):.3f} ms CPU per move")
         return 0
     if not 1 <= args.tables <= 2000 or not 2 <= args.players <= 8 or not 1 <= args.deals <= 20:
         p.error("--tables 1..2000, --players 2..8, --deals 1..20")
