@@ -142,8 +142,9 @@ class Store:
     def __init__(self, url: str | None = None, shared: bool = False) -> None:
         """``shared``: other server processes use the same database (``serve --processes``).
         With SQLite every transaction then takes the write lock as it begins (``BEGIN
-        IMMEDIATE``, waiting up to the busy timeout): a transaction that read first and wrote
-        later would fail at once when another process had written in between."""
+        IMMEDIATE``, waiting up to the busy timeout): Python's sqlite3 would start it only at
+        the first write, leaving a read-then-write (claiming a seat) open to another process
+        in between (both could take the same seat)."""
         self.url = normalise_url(url or default_database_url())
         kwargs: dict[str, Any] = {}
         if self.url.startswith("sqlite"):
