@@ -32,3 +32,20 @@ def test_move_cost_benchmark_runs() -> None:
 
     cost = asyncio.run(move_cost(deals=1, preset_name="ristiseiska", players=3))
     assert cost and 0 in cost and all(ms > 0 for ms in cost.values())
+
+
+def test_table_cost_benchmark_runs() -> None:
+    assert 0 < asyncio.run(loadtest.table_cost(deals=1)) < 1000
+
+
+def test_loadtest_reports_cpu_per_process_and_core() -> None:
+    args = argparse.Namespace(tables=3, players=3, deals=1, bot_delay=0.0, think=0.0,
+                              timeout=60, seed=4, url=None, json=True, processes=1,
+                              server_path=None)
+    report = asyncio.run(loadtest.run(args))
+    assert report["errors"] == 0, report["error_samples"]
+    pc = report["play_cpu"]
+    servers = [p for p in pc["processes"] if p["role"] == "server"]
+    assert len(servers) == 1 and servers[0]["moves"] == report["moves_all_seats"]
+    assert pc["server_cpu_ms_per_move"] > 0 and pc["cores_used"] > 0
+    assert pc["moves_per_s_per_core"] > 0

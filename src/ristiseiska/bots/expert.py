@@ -19,7 +19,7 @@ from ..moves import GIVE, PLAY, STOP, SWAP, TOKEN, Move
 from ..scoring import card_value
 from ..table import NO, Table
 from .base import Bot, Reason, legal_of
-from .knowledge import Knowledge, card_type, infer
+from .knowledge import Knowledge, ReplayCache, card_type, infer
 
 FORCED = {"token": "forced_token", "pass": "forced_pass", "ask": "forced_ask",
           "draw": "forced_draw", "chip": "forced_chip"}
@@ -58,6 +58,7 @@ class Features:
                 self.pool_types |= 1 << card_type(r, c)
         self.hand_points = sum(card_value(c, r) for c in view.hand)
         self.threat_now, self.threat_seat = self.threat(self.table.playable)
+        self._unlocked: dict[Move, dict[str, Any] | None] = {}
 
     # -- the table after a move -------------------------------------------------------------
     def placement(self, table: Table, move: Move) -> tuple[int, int, str | None] | None:
@@ -97,7 +98,18 @@ class Features:
 
     def unlock(self, move: Move) -> dict[str, Any] | None:
         """What playing ``move`` opens: weighted counts of own and hidden cards freed, the
-        cards that become playable at once, and the table after it."""
+        cards that become playable at once, and the table after it. Worked out once per
+        move (scoring and explaining a move both ask); treat the answer as read-only."""
+        try:
+            return self._unlocked[move]
+        except KeyError:
+            pass
+        except AttributeError:  # a Features made without __init__
+            self._unlocked = {}
+        u = self._unlocked[move] = self._unlock(move)
+        return u
+
+    def _unlock(self, move: Move) -> dict[str, Any] | None:
         p = self.placement(self.table, move)
         if p is None:
             return None
@@ -215,10 +227,19 @@ class ExpertBot(Bot):
             if m.kind == PLAY and len(view.hand) == 1:
                 return m, ("last_card", {"card": m.card})
             return m, ("only", {"move": str(m)})
-        f = Features(view)
+        f = Features(view, know=infer(view, self._replays(view)))
         scored = self.score_moves(f, legal)
         best = max(scored, key=lambda x: x[0])
         return best[1], best[2]
+
+    def _replays(self, view: Any) -> ReplayCache:
+        """This bot's replay of the deal so far, for the seat it plays (a seat's bot is asked
+        again and again in one deal; the cache replays only what happened since)."""
+        caches: dict[int, ReplayCache] = self.__dict__.setdefault("_replay_caches", {})
+        cache = caches.get(view.seat)
+        if cache is None:
+            cache = caches[view.seat] = ReplayCache()
+        return cache
 
     def score_moves(self, f: Features, legal: tuple[Move, ...]) -> list[tuple[float, Move, Reason]]:
         """Every legal move with its score (higher is better) and reason."""

@@ -261,8 +261,10 @@ def _place(table: Table, rules: Rules, card: Card, row: int | None, end: str | N
     raise ValueError("card does not fit")
 
 
-def infer(view: Any) -> Knowledge:
-    """Read everything this seat may infer from its view."""
+def infer(view: Any, cache: ReplayCache | None = None) -> Knowledge:
+    """Read everything this seat may infer from its view. ``cache`` (one per seat that is
+    asked again and again during a deal) replays only the events since its last call when
+    the view's history holds the very same event objects as before (see ReplayCache)."""
     rules: Rules = view.rules
     me = view.seat
     n = view.players
@@ -295,7 +297,10 @@ def infer(view: Any) -> Knowledge:
     reliable = True
     observations: list[tuple[int, int, int, int, int, bool]] = []
     try:
-        _replay(view, rules, names, opps, observations)
+        if cache is not None:
+            cache.replay(view, rules, names, opps, observations)
+        else:
+            _replay(view, rules, names, opps, observations)
     except Exception:
         reliable = False
         observations = []
@@ -401,6 +406,161 @@ def _replay(view: Any, rules: Rules, names: dict[str, Card], opps: dict[int, Opp
             raise ValueError("swap events are not tracked")  # jokers: no exclusions inferred
     if observations is not None:
         observations.extend((a, b, c, d, e, bool(f)) for a, b, c, d, e, f in pending)
+
+
+@dataclass
+class _ReplayState:
+    """Where ``_replay`` stands after the first ``index`` events of a history."""
+
+    key: tuple[Any, ...]
+    events: tuple[Any, ...]  # the events replayed (the objects themselves)
+    index: int
+    table: Table
+    sizes: list[int]
+    pending: list[list[int]]
+    opps: dict[int, Opponent]
+
+    def copy(self) -> _ReplayState:
+        return _ReplayState(self.key, self.events, self.index, self.table.copy(),
+                            list(self.sizes), [list(p) for p in self.pending],
+                            {s: Opponent(o.seat, o.size, list(o.known), o.excluded, o.free,
+                                         o.free_excluded) for s, o in self.opps.items()})
+
+
+class ReplayCache:
+    """``_replay`` for one seat through a deal, resumed where it stopped last time.
+
+    An event's effect is final once nothing that can still happen changes it; the cache
+    keeps the state after the longest final prefix. Only an event after which the rules let
+    the player go on (an extra move) waits for what follows it. The prefix is reused only
+    when the new view's history starts with the very same event objects (``is``, as the web
+    server hands them over), so the cache cannot mix deals; otherwise it replays from the
+    start, exactly as ``_replay`` (tests/test_bots_replay_cache.py checks both agree)."""
+
+    def __init__(self) -> None:
+        self._state: _ReplayState | None = None
+
+    def replay(self, view: Any, rules: Rules, names: dict[str, Card],
+               opps: dict[int, Opponent],
+               observations: list[tuple[int, int, int, int, int, bool]] | None = None) -> None:
+        hist = tuple(view.history)
+        key = (view.seat, rules, tuple(view.dealt_sizes), tuple(view.laid_out),
+               tuple(sorted(opps)))
+        cp = self._state
+        if (cp is None or cp.key != key or cp.index > len(hist)
+                or any(a is not b for a, b in zip(cp.events, hist[:cp.index], strict=True))):
+            table = Table(rules)
+            for c in view.laid_out:
+                t = card_type(rules, int(c))
+                table.place(t, table.type_rows[t][0], None, int(c))
+            cp = _ReplayState(key, (), 0, table, list(view.dealt_sizes), [],
+                              {s: Opponent(s, 0) for s in opps})
+            self._state = None
+        st = cp.copy()
+        j = self._run(st, view, rules, names, hist, len(hist))
+        for s, o in opps.items():  # the answer (copies: the state may be kept below)
+            w = st.opps[s]
+            o.known, o.excluded, o.free, o.free_excluded = (list(w.known), w.excluded,
+                                                            w.free, w.free_excluded)
+        if observations is not None:
+            observations.extend((a, b, c, d, e, bool(f)) for a, b, c, d, e, f in st.pending)
+        if j == len(hist):
+            keep = st  # every event final: this very state is the one to keep
+        else:  # the state before the first event that is not final: replay up to it again
+            keep = cp.copy()
+            self._run(keep, view, rules, names, hist, j)
+        keep.index, keep.events = j, hist[:j]
+        self._state = keep
+
+    @staticmethod
+    def _run(st: _ReplayState, view: Any, rules: Rules, names: dict[str, Card],
+             hist: tuple[Any, ...], stop: int) -> int:
+        """Replay ``hist[st.index:stop]`` onto ``st`` (the body of ``_replay``, event by
+        event, looking ahead in the whole ``hist``); returns the index of the first of them
+        whose effect is not final yet (``stop`` when all are)."""
+        me = view.seat
+        opps = st.opps
+        table, sizes, pending = st.table, st.sizes, st.pending
+        sizes_known = rules.multi_play or rules.extra_move
+        first_open = stop
+        for i in range(st.index, stop):
+            e = hist[i]
+            final = True
+            typ = e["type"]
+            s = e["seat"]
+            o = opps.get(s)
+            if typ == "play":
+                card = _event_card(names, e)
+                if card is None:
+                    raise ValueError("play without a card")
+                as_ = _event_card(names, e, "as")
+                t_played = card_type(rules, int(as_ if as_ is not None else card))
+                for obs in pending:
+                    if obs[0] == s:
+                        obs[3] |= 1 << t_played
+                if o is not None and as_ is None and table.opened:
+                    near = any(sizes[j] <= 2 for j in range(len(sizes)) if j != s)
+                    pending.append([s, t_played, table.playable, 0, 0, int(near)])
+                sizes[s] -= 1
+                closing = _place(table, rules, card, e.get("row"), e.get("end"), as_)
+                if o is not None:
+                    _card_left(rules, o, card)
+                if o is not None and sizes_known:
+                    more = rules.multi_play or (
+                        closing and rules.extra_move
+                        and (rules.ace != "first-decides"
+                             or card_type(rules, int(as_ or card)) % 13 == 0)
+                    )
+                    nxt = hist[i + 1] if i + 1 < len(hist) else None
+                    went_out = nxt is None and view.hand_sizes[s] == 0
+                    if more and nxt is not None and not (nxt["seat"] == s and nxt["type"] in ("play", "stop")) \
+                            and not went_out and not _out_at(view, s, hist, i):
+                        _exclude(o, table.playable)
+                        # final once the player has played again (then never out here)
+                        final = any(h["seat"] == s and h["type"] == "play"
+                                    for h in hist[i + 1:])
+                    elif more and nxt is None:
+                        final = False  # what follows decides
+            elif typ in FAILURES:
+                if o is not None and table.opened:
+                    if typ == "token":
+                        _exclude(o, _mandatory_mask(rules, table.playable))
+                    else:
+                        _exclude(o, table.playable)
+                if typ == "draw":
+                    sizes[s] += 1
+                if typ == "draw" and o is not None:
+                    o.free += 1
+                    o.free_excluded = 0
+            elif typ == "give":
+                to = e.get("to")
+                sizes[s] -= 1
+                if to is not None:
+                    sizes[to] += 1
+                card = _event_card(names, e)
+                if o is not None:
+                    if card is not None:
+                        _card_left(rules, o, card)
+                    else:
+                        o.free += len(o.known)
+                        o.free_excluded = 0
+                        o.known = []
+                if to is not None and card is not None:
+                    for obs in pending:
+                        if obs[0] == to:
+                            obs[4] |= 1 << card_type(rules, int(card))
+                if to is not None and to != me and to in opps:
+                    r = opps[to]
+                    if card is not None and s == me:
+                        r.known.append(card)
+                    else:
+                        r.free += 1
+                        r.free_excluded = 0
+            elif typ == "swap":
+                raise ValueError("swap events are not tracked")
+            if not final and first_open == stop:
+                first_open = i
+        return first_open
 
 
 def _out_at(view: Any, seat: int, hist: Any, i: int) -> bool:

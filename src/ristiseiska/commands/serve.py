@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import socket
 from typing import Any
 
@@ -25,6 +26,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="SQLAlchemy URL; default: SQLite in the user data directory")
     p.add_argument("--bot-delay", type=float, default=0.8, metavar="SECONDS",
                    help="pause before each bot move so people can follow (default 0.8)")
+    p.add_argument("--processes", type=int, default=1, metavar="N",
+                   help="run N server processes, each the only one for its own tables, with "
+                   "nginx in front pinning every table to one of them (default 1; several "
+                   "use every core)")
+    p.add_argument("--nginx", default="auto", metavar="PATH",
+                   help="with --processes: the nginx to run in front (default: the installed "
+                   "one; 'none' only prints the configuration to use)")
+    p.add_argument("--listen-fd", type=int, default=None, help=argparse.SUPPRESS)
+    p.add_argument("--process-index", type=int, default=None, help=argparse.SUPPRESS)
     from ..web.security import Limits
 
     d = Limits()
@@ -87,15 +97,24 @@ def run(args: argparse.Namespace) -> int:
     if not 0 <= args.bot_delay <= 60:
         raise CliError(f"--bot-delay must be 0..60 seconds, not {args.bot_delay}")
     limits = _limits(args)
+    if not 1 <= args.processes <= 64:
+        raise CliError(f"--processes must be 1..64, not {args.processes}")
     url = normalise_url(args.database_url or default_database_url())
     if url.startswith("postgresql+psycopg"):
         try:
             import psycopg  # noqa: F401
         except ImportError as e:
             raise CliError("PostgreSQL needs psycopg: pip install 'ristiseiska[postgres]'") from e
+    worker = args.process_index is not None
+    shared = args.processes > 1 or worker
+    if shared and url.startswith("sqlite") and not _sqlite_file(url):
+        raise CliError("several processes cannot share an in-memory SQLite database: give "
+                       "--database-url a file (sqlite:///path/games.db) or PostgreSQL")
+    label = f"{args.process_index}:{os.getpid()}" if worker else None
     try:
         app = create_app(url, bot_delay=args.bot_delay, limits=limits, warm_bots=True,
-                         say=lambda msg: print(msg, flush=True))
+                         say=lambda msg: print(msg, flush=True), process_label=label,
+                         shared_database=shared)
     except Exception as e:  # a malformed URL or a missing driver
         raise CliError(f"cannot use database {_safe(url)}: {_one_line(e)}") from None
     # The database is checked before the address is printed: a damaged, empty or read-only
@@ -106,10 +125,20 @@ def run(args: argparse.Namespace) -> int:
         asyncio.run(_check_store(app))
     except StoreError as e:
         raise CliError(str(e)) from None
-    sock = _listen(args.host, port, tries=1 if explicit else 20)
-    port = sock.getsockname()[1]
-    shown = f"[{args.host}]" if ":" in args.host else args.host
-    print(f"ristiseiska: http://{shown}:{port}/  (database: {_safe(url)})", flush=True)
+    if args.processes > 1 and not worker:
+        from ..web.processes import run_processes
+
+        return run_processes(args.processes, args.host, args.port, _worker_argv(args, url),
+                             args.nginx, _shown, _safe(url))
+    if args.listen_fd is not None:  # a process of `serve --processes`: the socket is given
+        sock = socket.socket(fileno=args.listen_fd)
+        _exit_with_parent()
+    else:
+        sock = _listen(args.host, port, tries=1 if explicit else 20)
+    host, port = sock.getsockname()[:2]
+    if args.listen_fd is None:
+        host = args.host
+    print(f"ristiseiska: {_shown(host, port)}  (database: {_safe(url)})", flush=True)
     # Frames up to 1 MiB reach the app, which answers anything over 4 KiB with an error (the
     # socket stays open); no per-message deflate: it costs more CPU than it saves here.
     from ..web.security import slow_client_protocol
@@ -140,11 +169,76 @@ def _serve_until_stopped(server: Any, sock: socket.socket) -> None:
 
     previous = signal.signal(signal.SIGTERM, terminated)
     try:
-        asyncio.run(server.serve(sockets=[sock]))
+        with asyncio.Runner(loop_factory=loop_factory()) as runner:
+            runner.run(server.serve(sockets=[sock]))
     except _Terminated:
         pass
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def loop_factory() -> Any:
+    """uvloop's event loop when it is installed (a dependency: it carries the sockets at a
+    fraction of the CPU of the standard loop), else the standard one."""
+    try:
+        import uvloop
+    except ImportError:  # pragma: no cover - uvloop is a declared dependency on Linux/macOS
+        return None
+    return uvloop.new_event_loop
+
+
+def _shown(host: str, port: int) -> str:
+    return f"http://[{host}]:{port}/" if ":" in host else f"http://{host}:{port}/"
+
+
+def _sqlite_file(url: str) -> bool:
+    from ..store import sqlite_path
+
+    return sqlite_path(url) is not None
+
+
+def _worker_argv(args: argparse.Namespace, url: str) -> list[str]:
+    """The options of one process of ``serve --processes``: the same database, pacing and
+    limits; nginx on this machine is its trusted proxy (so each client keeps its own
+    address for the per-address limits)."""
+    out = ["--database-url", url, "--bot-delay", repr(args.bot_delay),
+           "--tables-per-minute", str(args.tables_per_minute),
+           "--open-tables", str(args.open_tables),
+           "--sockets-per-address", str(args.sockets_per_address),
+           "--messages-per-second", repr(args.messages_per_second),
+           "--requests-per-second", repr(args.requests_per_second),
+           "--max-match-deals", str(args.max_match_deals),
+           "--idle-minutes", repr(args.idle_minutes),
+           "--header-timeout", repr(args.header_timeout),
+           "--analyses-per-address", str(args.analyses_per_address),
+           # the supervisor's address, so that each process accepts the same Host names
+           "--host", args.host]
+    for name in args.allowed_host:
+        out += ["--allowed-host", name]
+    if args.no_limits:
+        out.append("--no-limits")
+    for proxy in [*args.trusted_proxy, "127.0.0.1"]:
+        out += ["--trusted-proxy", proxy]
+    for origin in args.allowed_origin:
+        out += ["--allowed-origin", origin]
+    return out
+
+
+def _exit_with_parent() -> None:
+    """A process of ``serve --processes`` stops when its supervisor is gone (elsewhere than
+    Linux, where the supervisor asks the kernel for a signal, this thread notices)."""
+    import signal
+    import threading
+    import time
+
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=watch, daemon=True, name="ristiseiska-parent").start()
 
 
 def _limits(args: argparse.Namespace) -> Any:

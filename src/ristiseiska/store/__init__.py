@@ -139,7 +139,12 @@ def normalise_url(url: str) -> str:
 class Store:
     """The repository the web app uses. Every write is committed before it returns."""
 
-    def __init__(self, url: str | None = None) -> None:
+    def __init__(self, url: str | None = None, shared: bool = False) -> None:
+        """``shared``: other server processes use the same database (``serve --processes``).
+        With SQLite every transaction then takes the write lock as it begins (``BEGIN
+        IMMEDIATE``, waiting up to the busy timeout): Python's sqlite3 would start it only at
+        the first write, leaving a read-then-write (claiming a seat) open to another process
+        in between (both could take the same seat)."""
         self.url = normalise_url(url or default_database_url())
         kwargs: dict[str, Any] = {}
         if self.url.startswith("sqlite"):
@@ -154,6 +159,13 @@ class Store:
                 cur.execute("PRAGMA synchronous=FULL")  # an ack means the move is on disk
                 cur.execute("PRAGMA foreign_keys=ON")
                 cur.close()
+                if shared:
+                    dbapi_conn.isolation_level = None  # we say BEGIN ourselves, below
+
+            if shared:
+                @event.listens_for(self.engine.sync_engine, "begin")
+                def _begin(conn: Any) -> None:
+                    conn.exec_driver_sql("BEGIN IMMEDIATE")
         self.session = async_sessionmaker(self.engine, expire_on_commit=False)
         # SQLite: moves are written by one thread with its own connection, a whole batch in a
         # single call (one thread hand-off per batch instead of several per statement, which

@@ -215,12 +215,15 @@ def _warm_bots(pool: BotPool, say: Callable[[str], None]) -> None:
 def create_app(database_url: str | None = None, bot_delay: float = 0.8,
                resume: bool = True, limits: Limits | None = None,
                seed_source: Callable[[], int] | None = None, warm_bots: bool = False,
-               say: Callable[[str], None] | None = None) -> FastAPI:
+               say: Callable[[str], None] | None = None, process_label: str | None = None,
+               shared_database: bool = False) -> FastAPI:
     """The web app. ``limits``: see :class:`Limits`; ``seed_source`` draws match seeds (the
     default is the secure one; tests pass a seeded one to be reproducible). ``warm_bots``
     compiles the master bot's kernel in a worker process at start-up (``say`` reports
-    progress), so the first master move does not wait for it."""
-    store = Store(database_url)
+    progress), so the first master move does not wait for it. ``process_label`` names this
+    process in a response header (``serve --processes``); ``shared_database``: other
+    processes use the database too (see :class:`Store`)."""
+    store = Store(database_url, shared=shared_database)
     state: dict[str, Tables] = {}
     lim = limits or Limits()
     created = RateLimiter(lim.tables_per_minute / 60.0, lim.tables_per_minute)
@@ -250,6 +253,10 @@ def create_app(database_url: str | None = None, bot_delay: float = 0.8,
     app.state.limits = lim
     app.add_middleware(Guard, limits=lim)
     app.add_middleware(SecurityHeaders)
+    if process_label is not None:
+        from .processes import ProcessHeader
+
+        app.add_middleware(ProcessHeader, label=process_label)
     app.include_router(analysis_router)  # analysis of finished deals (web/analysis_api.py)
     app.include_router(puzzles_router)  # the puzzle trainer (web/puzzles_api.py)
 

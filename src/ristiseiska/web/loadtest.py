@@ -7,7 +7,11 @@ of a running server), creates the tables over HTTP — each with one seat played
 process over a WebSocket and the other seats by the server's bots — and plays every table to the
 end of its deals. It reports the round-trip latency of the client's moves (sent → ``ack``, which
 the server sends only after the move is stored), the number of moves played on all tables, and
-every error. Bounded: ``--timeout`` seconds at most.
+every error, and the server's CPU: per move for every server process (and, apart, the bot
+workers and nginx), the cores the server side used and the moves per second each core carried.
+``--processes N`` starts ``ristiseiska serve --processes N`` (N processes behind nginx);
+``--server-path DIR`` runs the server from another source tree (e.g. an older commit, for
+side-by-side runs). Bounded: ``--timeout`` seconds at most.
 """
 
 from __future__ import annotations
@@ -37,25 +41,32 @@ class Stats:
     moves_total: int = 0
     deals_done: int = 0
     tables_done: int = 0
+    moves_by_process: dict[str, int] = field(default_factory=dict)
+
+
+PROCESS_HEADER = "x-ristiseiska-process"  # which server process answered (serve --processes)
 
 
 def _post(url: str, body: dict[str, Any]) -> dict[str, Any]:
     req = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST",
                                  headers={"content-type": "application/json"})
     with urllib.request.urlopen(req, timeout=30) as r:
-        return dict(json.loads(r.read()))
+        out = dict(json.loads(r.read()))
+        out["_process"] = r.headers.get(PROCESS_HEADER, "")
+        return out
 
 
-async def create_tables(base: str, n: int, players: int, seed: int) -> list[tuple[str, str]]:
-    """(table id, seat token) for ``n`` tables; seat 0 is ours, the rest are server bots."""
+async def create_tables(base: str, n: int, players: int, seed: int) -> list[tuple[str, str, str]]:
+    """(table id, seat token, owning process) for ``n`` tables; seat 0 is ours, the rest are
+    server bots. The owner is the process that answered the seat claim (the table's own)."""
     loop = asyncio.get_running_loop()
 
-    def one(i: int) -> tuple[str, str]:
+    def one(i: int) -> tuple[str, str, str]:
         seats = [{"kind": "friend", "name": f"load{i}"}] + [{"kind": "bot"}] * (players - 1)
         t = _post(f"{base}/api/tables", {"preset": "ristiseiska", "seats": seats,
                                          "seed": seed + i})
         c = _post(f"{base}/api/tables/{t['id']}/seats/0", {"name": f"load{i}"})
-        return str(t["id"]), str(c["token"])
+        return str(t["id"]), str(c["token"]), str(c["_process"])
 
     out = []
     for i in range(0, n, 20):  # a few at a time: creating is not what is measured
@@ -65,7 +76,8 @@ async def create_tables(base: str, n: int, players: int, seed: int) -> list[tupl
 
 
 async def play_table(base_ws: str, table_id: str, token: str, deals: int, think: float,
-                     rng: random.Random, stats: Stats, deadline: float) -> None:
+                     rng: random.Random, stats: Stats, deadline: float,
+                     owner: str = "") -> None:
     import websockets
 
     pending: dict[int, float] = {}
@@ -101,6 +113,8 @@ async def play_table(base_ws: str, table_id: str, token: str, deals: int, think:
                     continue
                 counted_over = True
                 stats.moves_total += len(view["history"])
+                stats.moves_by_process[owner] = (stats.moves_by_process.get(owner, 0)
+                                                 + len(view["history"]))
                 stats.deals_done += 1
                 if last["deal"] >= deals or last["sheet"]["over"]:
                     stats.tables_done += 1
@@ -121,20 +135,82 @@ async def play_table(base_ws: str, table_id: str, token: str, deals: int, think:
     stats.errors.append(f"{table_id[:6]}: did not finish in time")
 
 
-def start_server(bot_delay: float) -> tuple[subprocess.Popen[str], str, str]:
+def start_server(bot_delay: float, processes: int = 1, server_path: str | None = None,
+                 database_url: str | None = None) -> tuple[subprocess.Popen[str], str, str]:
     tmp = tempfile.mkdtemp(prefix="rs-load-")
-    db = f"sqlite+aiosqlite:///{os.path.join(tmp, 'load.db')}"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "ristiseiska.cli", "serve", "--port", "0", "--database-url", db,
-         "--bot-delay", str(bot_delay), "--no-limits"],  # every table comes from one address
-        stdout=subprocess.PIPE, text=True)
+    db = database_url or f"sqlite+aiosqlite:///{os.path.join(tmp, 'load.db')}"
+    env = dict(os.environ)
+    if server_path:  # the server from another source tree (side-by-side runs)
+        env["PYTHONPATH"] = os.pathsep.join([server_path, *filter(None, [
+            env.get("PYTHONPATH")])])
+    cmd = [sys.executable, "-m", "ristiseiska.cli", "serve", "--port", "0", "--database-url",
+           db, "--bot-delay", str(bot_delay), "--no-limits"]  # every table from one address
+    if processes > 1:
+        cmd += ["--processes", str(processes)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, env=env)
     assert proc.stdout is not None
     line = proc.stdout.readline()
     if "http://" not in line:
         proc.kill()
         raise RuntimeError(f"the server did not start: {line!r}")
     url = line.split()[1].rstrip("/")
+    # keep reading its output, so that a full pipe never blocks the server
+    import threading
+
+    threading.Thread(target=lambda: [None for _ in proc.stdout or []], daemon=True).start()
     return proc, url, tmp
+
+
+def _children(pid: int) -> list[int]:
+    out: list[int] = []
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/children") as f:
+                out += [int(x) for x in f.read().split()]
+    except (OSError, ValueError):
+        pass
+    return out
+
+
+def process_tree(pid: int) -> list[int]:
+    """``pid`` and all its descendants (Linux /proc)."""
+    seen, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        if p not in seen:
+            seen.append(p)
+            todo += _children(p)
+    return seen
+
+
+def _role(pid: int, top: int) -> str:
+    """What a process of the server side is: a server process, a bot worker, nginx."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            cmd = f.read().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return "gone"
+    if "nginx" in cmd.split(" ", 1)[0] or cmd.startswith("nginx"):
+        return "nginx"
+    if "--listen-fd" in cmd:
+        return "server"
+    if pid == top:
+        return "server"  # one process: the top one serves (with --processes: the supervisor)
+    return "bot-worker"
+
+
+def server_cpu(top: int) -> dict[int, tuple[str, float]]:
+    """CPU seconds so far of every process of the server side, with its role."""
+    out: dict[int, tuple[str, float]] = {}
+    for p in process_tree(top):
+        cpu = _cpu_seconds(p)
+        if cpu is not None:
+            role = _role(p, top)
+            if p == top and any(_role(c, top) == "server" and c != top
+                                for c in process_tree(top)):
+                role = "supervisor"
+            out[p] = (role, cpu)
+    return out
 
 
 def _cpu_seconds(pid: int) -> float | None:
@@ -180,7 +256,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     tmp = None
     base = args.url
     if not base:
-        proc, base, tmp = start_server(args.bot_delay)
+        proc, base, tmp = start_server(args.bot_delay, getattr(args, "processes", 1),
+                                       getattr(args, "server_path", None))
     rss_before = _rss_mib(proc.pid) if proc is not None else None
     peak = [rss_before or 0.0]
     watcher = (asyncio.get_running_loop().create_task(_watch_memory(proc.pid, peak))
@@ -193,17 +270,22 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         rng = random.Random(args.seed)
         base_ws = "ws" + base[len("http"):]
         deadline = time.monotonic() + args.timeout
+        cpu0 = server_cpu(proc.pid) if proc is not None else {}
+        client0 = _cpu_seconds(os.getpid())
         start = time.monotonic()
         results = await asyncio.gather(*(
             play_table(base_ws, tid, tok, args.deals, args.think, random.Random(rng.random()),
-                       stats, deadline) for tid, tok in tables), return_exceptions=True)
+                       stats, deadline, owner) for tid, tok, owner in tables),
+            return_exceptions=True)
         elapsed = time.monotonic() - start
+        cpu1 = server_cpu(proc.pid) if proc is not None else {}
         for r in results:
             if isinstance(r, BaseException):
                 stats.errors.append(f"{type(r).__name__}: {r}")
         lat = [x * 1000 for x in stats.latencies]
         cpu = _cpu_seconds(proc.pid) if proc is not None else None
         client_cpu = _cpu_seconds(os.getpid())
+        play = _play_cpu(cpu0, cpu1, stats, elapsed, client0, client_cpu)
         mem = ({"rss_start_mib": round(rss_before, 1), "rss_peak_mib": round(peak[0], 1),
                 "kib_per_table": round((peak[0] - rss_before) * 1024 / args.tables, 1)}
                if rss_before is not None else {})
@@ -224,6 +306,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                        "p99": round(pct(lat, 99), 2), "max": round(max(lat), 2) if lat else None,
                        "mean": round(statistics.fmean(lat), 2) if lat else None},
             "errors": len(stats.errors), "error_samples": stats.errors[:10],
+            **play,
         }
     finally:
         if watcher is not None:
@@ -234,6 +317,48 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 proc.wait(timeout=10)
         if tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _play_cpu(cpu0: dict[int, tuple[str, float]], cpu1: dict[int, tuple[str, float]],
+              stats: Stats, elapsed: float, client0: float | None,
+              client1: float | None) -> dict[str, Any]:
+    """The server side's CPU while the tables played (creating them left out): per process,
+    per move, the cores used and the moves each core carried per second."""
+    if not cpu1 or not elapsed:
+        return {}
+    procs: list[dict[str, Any]] = []
+    by_role: dict[str, float] = {}
+    for pid, (role, c1) in sorted(cpu1.items()):
+        used = c1 - cpu0.get(pid, (role, 0.0))[1]
+        by_role[role] = by_role.get(role, 0.0) + used
+        procs.append({"pid": pid, "role": role, "cpu_s": round(used, 2)})
+    servers = [p for p in procs if p["role"] == "server"]
+    moves = stats.moves_total
+    # the tables of each server process (it names itself in a response header); with one
+    # process every move is its own
+    by_pid = {owner.rpartition(":")[2]: n for owner, n in stats.moves_by_process.items()}
+    for p in servers:
+        p["moves"] = moves if len(servers) == 1 else by_pid.get(str(p["pid"]), 0)
+    for p in servers:
+        if p.get("moves"):
+            p["cpu_ms_per_move"] = round(1000 * p["cpu_s"] / p["moves"], 3)
+            p["moves_per_s"] = round(p["moves"] / elapsed, 1)
+            p["cores"] = round(p["cpu_s"] / elapsed, 2)
+    total = sum(by_role.values())
+    cores = total / elapsed
+    return {
+        "play_cpu": {
+            "processes": procs,
+            "server_cpu_ms_per_move": round(1000 * by_role.get("server", 0.0) / moves, 3)
+            if moves else None,
+            "all_cpu_ms_per_move": round(1000 * total / moves, 3) if moves else None,
+            "by_role_s": {k: round(v, 2) for k, v in sorted(by_role.items())},
+            "cores_used": round(cores, 2),
+            "moves_per_s_per_core": round(moves / elapsed / cores, 1) if cores else None,
+            "client_cpu_s": round(client1 - client0, 2)
+            if client0 is not None and client1 is not None else None,
+        }
+    }
 
 
 class MemoryStore:
@@ -284,6 +409,41 @@ async def move_cost(deals: int = 15, preset_name: str = "kaksi-pakkaa", players:
     return {b: 1000 * statistics.median(xs) for b, xs in sorted(buckets.items())}
 
 
+async def table_cost(deals: int = 40, seed: int = 1000) -> float:
+    """CPU time per move of the load test's own table in-process, in ms: 4 seats, three
+    expert bots of the server and a person (random legal moves) at seat 0 whose one
+    connection gets every state as its JSON text; no network, no database."""
+    from ..rules import preset
+    from .tables import Conn, LiveTable
+
+    total, moves = 0.0, 0
+    for d in range(deals):
+        config = {"preset": "ristiseiska", "rules": preset("ristiseiska").to_dict(),
+                  "seed": seed + d, "seats": [{"kind": "friend", "name": "P"}]
+                  + [{"kind": "bot", "bot": "expert", "name": f"B{i}"} for i in range(3)]}
+        t = LiveTable("cost-benchmark", config, MemoryStore(), 0.0)  # type: ignore[arg-type]
+        t.closed = t.started = True
+        conn = Conn(seat=0)
+        t.conns = {conn}
+        await t.start_first_deal()
+        g = t.game
+        assert g is not None
+        rng = random.Random(seed + d)
+        while not g.is_over():
+            t0 = time.process_time()
+            if g.to_move == 0:
+                await t.play(0, str(rng.choice(g.legal_moves())), None)
+            else:
+                await t._bot_step()
+            while not conn.queue.empty():
+                msg = conn.queue.get_nowait()
+                if msg is not None:
+                    t.encode_state(msg, "fi")
+            total += time.process_time() - t0
+            moves += 1
+    return 1000 * total / moves
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m ristiseiska.web.loadtest", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -298,17 +458,27 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--timeout", type=float, default=300, help="give up after this many seconds")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--url", default=None, help="use a running server instead of starting one")
+    p.add_argument("--processes", type=int, default=1,
+                   help="start the server with --processes N (behind nginx; default 1)")
+    p.add_argument("--server-path", default=None, metavar="DIR",
+                   help="run the server from this source tree (put first on its PYTHONPATH), "
+                   "e.g. an older commit's src for side-by-side runs")
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
     p.add_argument("--cost", action="store_true",
                    help="instead: measure the server's time per move in-process, by how far "
-                   "the deal has got (8 seats, two decks, a spectator; no network, no database)")
+                   "the deal has got (8 seats, two decks, a spectator; no network, no "
+                   "database), and the CPU per move of the load test's own table")
     args = p.parse_args(argv)
     if args.cost:
         for start, ms in asyncio.run(move_cost(seed=args.seed)).items():
             print(f"events {start}–{start + 49}: {ms:.3f} ms per move (9 connections)")
+        print(f"the load test's table (4 seats, 3 expert bots, 1 connection): "
+              f"{asyncio.run(table_cost()):.3f} ms CPU per move")
         return 0
     if not 1 <= args.tables <= 2000 or not 2 <= args.players <= 8 or not 1 <= args.deals <= 20:
         p.error("--tables 1..2000, --players 2..8, --deals 1..20")
+    if not 1 <= args.processes <= 64:
+        p.error("--processes 1..64")
     report = asyncio.run(run(args))
     if args.json:
         print(json.dumps(report, indent=2))
@@ -323,6 +493,17 @@ def main(argv: list[str] | None = None) -> int:
         if report["server_cpu_s"] is not None:
             print(f"server CPU: {report['server_cpu_s']} s "
                   f"({report['server_cpu_ms_per_move']} ms per move)")
+        pc = report.get("play_cpu")
+        if pc:
+            print(f"server side while playing: {pc['cores_used']} cores used, "
+                  f"{pc['moves_per_s_per_core']} moves/s per core; server processes "
+                  f"{pc['server_cpu_ms_per_move']} ms CPU per move, all processes "
+                  f"{pc['all_cpu_ms_per_move']} ms ({pc['by_role_s']} s)")
+            for q in pc["processes"]:
+                if q["role"] == "server":
+                    print(f"  server process {q['pid']}: {q['cpu_s']} s CPU, "
+                          f"{q.get('moves', 0)} moves ({q.get('moves_per_s', 0)}/s), "
+                          f"{q.get('cpu_ms_per_move')} ms per move, {q.get('cores')} cores")
         if "kib_per_table" in report:
             print(f"server memory: {report['rss_start_mib']} MiB at start, peak "
                   f"{report['rss_peak_mib']} MiB ({report['kib_per_table']} KiB per table)")

@@ -25,13 +25,14 @@ from typing import Any
 
 from .. import fair, i18n
 from ..bots.pool import BotPool, shared_pool
+from ..cards import CARDS
 from ..game import Game, IllegalMoveError
 from ..match import Match
 from ..moves import Move, MoveError
 from ..record import record_from_game
 from ..rules import Rules
 from ..store import Store, StoredTable
-from ..table import Table
+from ..table import NO, Table
 from ..view import make_view, public_event
 from . import bots as botlib
 from .security import InputError, clean_text, name_key
@@ -49,8 +50,16 @@ LOG = "\u0000log\u0000"
 log = logging.getLogger("ristiseiska.web")
 
 
-def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+try:  # the fast JSON encoder (a dependency; the standard one only if it is missing)
+    import orjson
+
+    def _dumps(value: Any) -> str:
+        # the same text as json.dumps(ensure_ascii=False, separators=(",", ":")) for what the
+        # server sends (str keys, ints, strs, lists, bools, None), in a fraction of the time
+        return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+except ImportError:  # pragma: no cover - orjson is a declared dependency
+    def _dumps(value: Any) -> str:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 def store_error(e: Exception, doing: str) -> ActionError:
@@ -144,6 +153,9 @@ class LiveTable:
         self.away_grace = AWAY_GRACE
         # (deal, seat) -> the history's events as JSON texts, one per event, as seat sees them
         self._hist: dict[tuple[int, int | None], list[str]] = {}
+        # (deal, seat) -> the same events as dicts (shared by the JSON above, the log and the
+        # bots' views, so no event is converted twice)
+        self._ev: dict[tuple[int, int | None], list[dict[str, Any]]] = {}
         self._acked: dict[int, OrderedDict[Any, str]] = {}
         self.last_active = time.monotonic()
         self.store_failures = 0
@@ -368,6 +380,10 @@ class LiveTable:
         g = self.game
         if g is None:
             return None
+        if seat is None:  # the public part, built straight from the game (every broadcast)
+            d = public_view(g)
+            d["history"] = HISTORY
+            return self._decorate(g, d)
         if seat is not None:
             d = dict(make_view(g, seat, history=False).to_dict())
             if not self.started:  # nobody moves before the deal starts
@@ -405,6 +421,7 @@ class LiveTable:
         base = self._view(None)
         assert base is not None
         mark = g.rules.distinct_decks
+        notes = _notes(mark)
         out: dict[int | None, dict[str, Any] | None] = {}
         for seat in seats:
             if seat is None:
@@ -412,11 +429,11 @@ class LiveTable:
                 continue
             d = dict(base)
             d["seat"] = seat
-            d["hand"] = [c.notation(mark) for c in g.hand(seat)]
+            d["hand"] = [notes[c] for c in g.hand(seat)]
             d["legal_moves"] = ([m.text(mark) for m in g.legal_moves()]
                                 if g.to_move == seat and self.started else [])
             if "dead" in d:
-                d["dead"] = [c.notation(mark) for c in g.dead_cards(seat)]
+                d["dead"] = [notes[c] for c in g.dead_cards(seat)]
             out[seat] = d
         return out
 
@@ -432,10 +449,35 @@ class LiveTable:
             for k in [k for k in self._hist if k[0] < key[0] - 1]:
                 del self._hist[k]  # older deals: no queued message can need them any more
         if len(parts) < len(g.events):
-            mark = g.rules.distinct_decks
-            for e in g.events[len(parts):]:
-                parts.append(_dumps(public_event(e.to_dict(mark), seat)))
+            for e in self._events(seat)[len(parts):]:
+                parts.append(_dumps(e))
         return parts
+
+    def _events(self, seat: int | None) -> list[dict[str, Any]]:
+        """The current deal's events as ``seat`` may see them (``public_event``), as dicts,
+        extended by the events since the last call. Read only: they are shared."""
+        g = self.game
+        assert g is not None
+        key = (len(self.games), seat)
+        evs = self._ev.get(key)
+        if evs is None:
+            evs = self._ev[key] = []
+            for k in [k for k in self._ev if k[0] < key[0] - 1]:
+                del self._ev[k]
+        events = g.events
+        if len(evs) > len(events):  # never after a stored move; kept exact all the same
+            del evs[len(events):]
+        if len(evs) < len(events):
+            mark = g.rules.distinct_decks
+            for e in events[len(evs):]:
+                evs.append(public_event(e.to_dict(mark), seat))
+        return evs
+
+    def seat_view(self, g: Game, seat: int) -> Any:
+        """``g.view(seat)`` (the same view) with the history taken from the event cache."""
+        v = make_view(g, seat, history=False)
+        object.__setattr__(v, "history", tuple(self._events(seat)))  # a frozen dataclass
+        return v
 
     def encode_state(self, msg: dict[str, Any], lang: str) -> str:
         """A queued state as the JSON text for its connection: the cached history and log
@@ -454,8 +496,11 @@ class LiveTable:
         sentences = self._log.get(log_key)
         if sentences is None or len(sentences) > len(parts):
             sentences = self._log[log_key] = []
-        for p in parts[len(sentences):]:
-            sentences.append(_dumps(i18n.describe_event(json.loads(p), names, lang)))
+        if len(sentences) < len(parts):
+            evs = self._ev.get((deal, seat), [])
+            for i in range(len(sentences), len(parts)):
+                e = evs[i] if i < len(evs) else json.loads(parts[i])
+                sentences.append(_dumps(i18n.describe_event(e, names, lang)))
         text = text.replace(_dumps(HISTORY), "[" + ",".join(parts) + "]", 1)
         return text.replace(_dumps(LOG), "[" + ",".join(sentences[:count]) + "]", 1)
 
@@ -713,10 +758,13 @@ class LiveTable:
                 return
             seat, done = g.to_move, len(g.moves)
             legal = g.legal_moves()
-            level, view = self.seats[seat].bot or botlib.default_level(), g.view(seat)
-            if len(legal) == 1 or not botlib.pooled(level):  # forced, or a quick bot
-                move = legal[0] if len(legal) == 1 else self._checked(seat, level, legal, None, view)
-                await self._apply(seat, move)
+            level = self.seats[seat].bot or botlib.default_level()
+            if len(legal) == 1:  # forced: no bot and no view needed
+                await self._apply(seat, legal[0])
+                return
+            view = self.seat_view(g, seat)
+            if not botlib.pooled(level):  # a quick bot
+                await self._apply(seat, self._checked(seat, level, legal, None, view))
                 return
         # A searching bot thinks in another process, without the table's lock: the table (and
         # the event loop) keep answering meanwhile.
@@ -908,6 +956,57 @@ def record_of(t: LiveTable, index: int, g: Game) -> dict[str, Any]:
             extra["match_seed"] = fairness["seed"]
             extra["match_seed_salt"] = fairness["seed_salt"]
     return record_from_game(g, preset=t.config.get("preset"), extra=extra)
+
+
+_NOTES: dict[bool, list[str]] = {}
+
+
+def _notes(mark: bool) -> list[str]:
+    """Every card's notation by card id (with or without the second-deck mark)."""
+    out = _NOTES.get(mark)
+    if out is None:
+        out = _NOTES[mark] = [c.notation(mark) for c in CARDS]
+    return out
+
+
+def public_view(g: Game) -> dict[str, Any]:
+    """What a spectator's ``SeatView.to_dict`` holds (``make_view(g, 0).to_dict()`` with the
+    hand, legal moves and dead cards emptied, no seat, no open hands), without building the
+    seat's view first: this runs on every broadcast. ``history`` is left for the caller.
+    tests/test_web_fastview.py checks it against ``make_view`` key by key."""
+    rules = g.rules
+    notes = _notes(rules.distinct_decks)
+    table = g.table
+    rows = []
+    for row in range(table.nrows):
+        lo = table.lo[row]
+        cards: list[str] = []
+        if lo != NO:
+            occ = table.occupant[row]
+            cards = [notes[occ[s]] for s in range(lo, table.hi[row] + 1)]
+        r: dict[str, Any] = {"row": row, "suit": row % 4, "deck": row // 4, "cards": cards,
+                             "low_closed": table.is_closed(row, "low"),
+                             "high_closed": table.is_closed(row, "high")}
+        if table.jokers:
+            jokers = [{"joker": CARDS[j].notation(), "as": notes[table.types[jr][slot]],
+                       "swappable": table.joker_visible(jr, slot)}
+                      for j, (jr, slot) in sorted(table.jokers.items()) if jr == row]
+            if jokers:
+                r["jokers"] = jokers
+        rows.append(r)
+    d: dict[str, Any] = {
+        "seat": None, "players": g.n, "names": list(g.names), "dealer": g.dealer,
+        "hand": [], "hand_sizes": list(g.hand_sizes()), "rows": rows,
+        "token_holder": g.token_holder, "chips_paid": list(g.chips_paid), "pot": g.pot,
+        "to_move": g.to_move, "turn_seat": g.turn_seat, "phase": g.phase, "history": [],
+        "legal_moves": [], "out_order": list(g.out_order), "stock_size": len(g.stock),
+        "result": g.result.to_dict() if g.result is not None else None,
+    }
+    if rules.fines_per_miss:
+        d["token_fines"] = list(g.token_fines)
+    if rules.jokers:
+        d["dead"] = []
+    return d
 
 
 def board_layout(table: Table) -> dict[str, Any]:
