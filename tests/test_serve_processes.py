@@ -94,11 +94,22 @@ def _roles(top: int) -> dict[str, list[int]]:
     return out
 
 
+def _settled_roles(top: int, timeout: float = 15.0) -> dict[str, list[int]]:
+    """The roles once both server processes and nginx show in the tree (right after a fork,
+    before its exec, a child still carries its parent's command line)."""
+    end = time.monotonic() + timeout
+    while True:
+        roles = _roles(top)
+        if (len(roles.get("server", [])) == 2 and roles.get("nginx")) or time.monotonic() > end:
+            return roles
+        time.sleep(0.1)
+
+
 @needs_nginx
 def test_two_processes_behind_nginx_own_their_tables_and_stop_together(tmp_path: Path) -> None:
     proc, base = _start(tmp_path)
     try:
-        roles = _roles(proc.pid)
+        roles = _settled_roles(proc.pid)
         assert len(roles.get("server", [])) == 2 and roles.get("nginx"), roles
         servers = {str(p) for p in roles["server"]}
         _meta, who = _request(f"{base}/api/meta")
@@ -153,7 +164,7 @@ def test_two_processes_behind_nginx_own_their_tables_and_stop_together(tmp_path:
 @needs_nginx
 def test_sigint_stops_every_process_and_nginx(tmp_path: Path) -> None:
     proc, base = _start(tmp_path)
-    roles = _roles(proc.pid)
+    roles = _settled_roles(proc.pid)
     pids = [p for ps in roles.values() for p in ps]
     assert len(roles.get("server", [])) == 2 and roles.get("nginx")
     _stop(proc, signal.SIGINT)
