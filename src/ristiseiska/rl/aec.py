@@ -30,7 +30,7 @@ from .encoding import ActionError, Encoding
 
 
 class RistiseiskaAEC(AECEnv):  # type: ignore[misc]
-    metadata = {"name": "ristiseiska_v0", "render_modes": ["ansi"], "is_parallelizable": False,
+    metadata = {"name": "ristiseiska_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False,
                 "render_fps": 1}
 
     def __init__(self, preset: str = "ristiseiska", players: int = 4, rules: Any = None,
@@ -39,8 +39,8 @@ class RistiseiskaAEC(AECEnv):  # type: ignore[misc]
         super().__init__()
         self.rules = resolve_rules(preset, rules)
         self.rules.check_players(players)
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f"render_mode must be None or 'ansi', not {render_mode!r}")
+        if render_mode not in (None, "ansi", "human"):
+            raise ValueError(f"render_mode must be None, 'ansi' or 'human', not {render_mode!r}")
         if max_cycles is not None and max_cycles < 1:
             raise ValueError(f"max_cycles must be at least 1, not {max_cycles}")
         self.render_mode = render_mode
@@ -127,9 +127,14 @@ class RistiseiskaAEC(AECEnv):  # type: ignore[misc]
         self._accumulate_rewards()
 
     def render(self) -> str | None:
+        """``"ansi"``: the table as text; ``"human"``: the same printed; ``None``: nothing."""
         if self.render_mode is None or self.game is None:
             return None
-        return render_text(self.game)
+        text = render_text(self.game)
+        if self.render_mode == "human":
+            print(text + "\n")
+            return None
+        return text
 
     def close(self) -> None:
         pass
