@@ -35,7 +35,8 @@ class RistiseiskaAEC(AECEnv):  # type: ignore[misc]
 
     def __init__(self, preset: str = "ristiseiska", players: int = 4, rules: Any = None,
                  render_mode: str | None = None, reward: str = "points",
-                 illegal_reward: float | None = None, max_cycles: int | None = None) -> None:
+                 illegal_reward: float | None = None, max_cycles: int | None = None,
+                 knowledge: int | None = None) -> None:
         super().__init__()
         self.rules = resolve_rules(preset, rules)
         self.rules.check_players(players)
@@ -49,7 +50,11 @@ class RistiseiskaAEC(AECEnv):  # type: ignore[misc]
                                else float(illegal_reward))
         self.max_cycles = max_cycles
         self.n = players
-        self.encoding = Encoding(self.rules, players)
+        if knowledge is not None and (not isinstance(knowledge, int) or knowledge < 0):
+            raise ValueError(f"knowledge must be a number of last plays (0 or more) or None, "
+                             f"not {knowledge!r}")
+        # knowledge=k: the optional knowledge block (docs/rl.md) with the last k plays
+        self.encoding = Encoding(self.rules, players, knowledge)
         self.possible_agents = [f"player_{i}" for i in range(players)]
         A, D = self.encoding.num_actions, self.encoding.obs_size
         obs_space = spaces.Dict({

@@ -36,7 +36,7 @@ class RistiseiskaGym(gymnasium.Env):
     def __init__(self, preset: str = "ristiseiska", players: int = 4, rules: Any = None,
                  opponents: Sequence[str] | str = "random", seat: int = 0,
                  reward: str = "points", illegal_reward: float | None = None,
-                 render_mode: str | None = None) -> None:
+                 render_mode: str | None = None, knowledge: int | None = None) -> None:
         self.rules = resolve_rules(preset, rules)
         self.rules.check_players(players)
         self.n = players
@@ -56,7 +56,11 @@ class RistiseiskaGym(gymnasium.Env):
         self.reward_mode = check_reward(reward)
         self.illegal_reward = (ILLEGAL_REWARD[reward] if illegal_reward is None
                                else float(illegal_reward))
-        self.encoding = Encoding(self.rules, players)
+        if knowledge is not None and (not isinstance(knowledge, int) or knowledge < 0):
+            raise ValueError(f"knowledge must be a number of last plays (0 or more) or None, "
+                             f"not {knowledge!r}")
+        # knowledge=k: the optional knowledge block (docs/rl.md) with the last k plays
+        self.encoding = Encoding(self.rules, players, knowledge)
         A, D = self.encoding.num_actions, self.encoding.obs_size
         self.observation_space = spaces.Dict({
             "observation": spaces.Box(0.0, np.inf, (D,), np.float32),
@@ -111,7 +115,7 @@ class RistiseiskaGym(gymnasium.Env):
         """The legal actions now (1 = legal), as MaskablePPO (sb3-contrib) asks for them."""
         g = self.game
         if g is None or g.is_over() or self._abandoned:
-            return np.zeros(self.action_space.n, np.int8)
+            return np.zeros(self.encoding.num_actions, np.int8)
         return self.encoding.legal_mask(g.view(self.seat).legal_moves)
 
     def step(self, action: Any) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:

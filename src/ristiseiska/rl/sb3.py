@@ -18,16 +18,18 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
 from .vector import RistiseiskaVectorEnv
 
 
-class RistiseiskaSB3VecEnv(VecEnv):  # type: ignore[misc]
+class RistiseiskaSB3VecEnv(VecEnv):
     def __init__(self, venv: RistiseiskaVectorEnv) -> None:
         self.venv = venv
-        super().__init__(venv.num_envs, venv.single_observation_space["observation"],
-                         venv.single_action_space)
+        space = venv.single_observation_space
+        assert isinstance(space, spaces.Dict)
+        super().__init__(venv.num_envs, space["observation"], venv.single_action_space)
         self._actions: np.ndarray | None = None
 
     def reset(self) -> np.ndarray:
@@ -46,9 +48,10 @@ class RistiseiskaSB3VecEnv(VecEnv):  # type: ignore[misc]
         done = term | trunc
         infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
         for i in np.flatnonzero(done):
-            fin = info["final_info"][i]
+            fin = info["final_info"]
             infos[i] = {"terminal_observation": info["final_obs"][i]["observation"],
-                        "TimeLimit.truncated": False, **fin}
+                        "TimeLimit.truncated": False, "points": fin["points"][i],
+                        "winner": int(fin["winner"][i]), "illegal": bool(fin["illegal"][i])}
         return (np.asarray(obs["observation"]), np.asarray(reward, np.float32),
                 np.asarray(done), infos)
 

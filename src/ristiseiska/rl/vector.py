@@ -11,8 +11,10 @@ of :mod:`.encoding`): ``Dict(observation=Box(float32, D), action_mask=Box(int8, 
 deal, batched; ``action_masks()`` gives the masks as MaskablePPO asks for them. One episode is
 one deal; rewards come at its end (``"points"``: minus the learner's points, ``"win"``: 1 for
 a win). Autoreset is Gymnasium's *same-step* mode: the step that ends a deal returns the next
-deal's first observation, with the ended deal's last observation in ``info["final_obs"]`` and
-its result in ``info["final_info"]`` (masks ``_final_obs``/``_final_info``). An action that is
+deal's first observation, with the ended deal's last observation in ``info["final_obs"][i]``
+and its result in ``info["final_info"]`` (``["points"][i]``: every seat's points, ``["winner"]``,
+``["illegal"]``), with the masks ``_final_obs``/``_final_info``, laid out exactly as
+Gymnasium's own ``SyncVectorEnv`` does. An action that is
 not legal ends that deal with ``illegal_reward`` (``final_info["illegal"]``). A deal the
 opponents finish before the learner moves is never an episode (it is dealt anew).
 
@@ -42,7 +44,7 @@ Policy = Callable[[np.ndarray, np.ndarray, np.ndarray], Any]
 KERNEL_POLICIES = ("random", "greedy", "epsilon", "sensible", "strong")
 
 
-class RistiseiskaVectorEnv(VectorEnv):  # type: ignore[misc]
+class RistiseiskaVectorEnv(VectorEnv):
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
 
     def __init__(self, num_envs: int = 16, preset: str = "ristiseiska", players: int = 4,
@@ -60,8 +62,11 @@ class RistiseiskaVectorEnv(VectorEnv):  # type: ignore[misc]
             raise ValueError(f"seat must be a seat from 0 to {players - 1}, not {seat!r}")
         self.n = players
         self.seat = seat
-        single = isinstance(opponents, str) or callable(opponents)
-        opps = [opponents] * (players - 1) if single else list(opponents)  # type: ignore[list-item]
+        opps: list[Any]
+        if isinstance(opponents, str) or callable(opponents):
+            opps = [opponents] * (players - 1)
+        else:
+            opps = list(opponents)
         if len(opps) != players - 1:
             raise ValueError(f"give one opponent per other seat ({players - 1}), not {len(opps)}")
         kernel: list[str | None] = [None] * players
@@ -136,7 +141,7 @@ class RistiseiskaVectorEnv(VectorEnv):  # type: ignore[misc]
             self._collect(waiting)
 
     def _obs(self) -> dict[str, np.ndarray]:
-        o = {"observation": self.vec.obs, "action_mask": self.vec.mask}
+        o: dict[str, np.ndarray] = {"observation": self.vec.obs, "action_mask": self.vec.mask}
         return {k: a.copy() for k, a in o.items()} if self.copy else o
 
     # -- the VectorEnv API ----------------------------------------------------------------------
@@ -189,17 +194,13 @@ class RistiseiskaVectorEnv(VectorEnv):  # type: ignore[misc]
         self._advance()
         info: dict[str, Any] = {}
         done = self._done
-        if done.any():
-            final_obs = np.full(self.num_envs, None, object)
-            final_info = np.full(self.num_envs, None, object)
-            for i in np.flatnonzero(done):
-                mask = np.zeros(v.num_actions, np.int8)
-                final_obs[i] = {"observation": self._final[i].copy(), "action_mask": mask}
-                final_info[i] = {"points": self._points[i].copy(),
-                                 "winner": int(self._winner[i]),
-                                 "illegal": bool(self._illegal[i])}
-            info = {"final_obs": final_obs, "_final_obs": done.copy(),
-                    "final_info": final_info, "_final_info": done.copy()}
+        for i in np.flatnonzero(done):  # as Gymnasium's own SyncVectorEnv lays them out
+            info = self._add_info(info, {
+                "final_obs": {"observation": self._final[i].copy(),
+                              "action_mask": np.zeros(v.num_actions, np.int8)},
+                "final_info": {"points": self._points[i].copy(),
+                               "winner": int(self._winner[i]),
+                               "illegal": bool(self._illegal[i])}}, int(i))
         reward = self._reward.copy() if self.copy else self._reward
         term = done.copy() if self.copy else done
         return self._obs(), reward, term, self._trunc.copy(), info
