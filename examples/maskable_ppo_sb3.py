@@ -30,6 +30,7 @@ class TimeLimit(BaseCallback):  # type: ignore[misc]
         super().__init__()
         self.seconds = seconds
         self.start = time.time()
+        self.cpu0 = time.process_time()
         self.deals = 0
         self.wins = 0
 
@@ -64,6 +65,7 @@ def main() -> None:
     cb = TimeLimit(a.seconds)
     model.learn(total_timesteps=10**10, callback=cb)
     summary: dict[str, object] = {"seconds": round(time.time() - cb.start, 1),
+                                  "cpu_seconds": round(time.process_time() - cb.cpu0, 1),
                                   "steps": int(model.num_timesteps), "deals": cb.deals,
                                   "train_win_rate": round(cb.wins / max(1, cb.deals), 3),
                                   "load_average": round(os.getloadavg()[0], 1)}

@@ -163,6 +163,7 @@ def train(args: Args) -> tuple[dict[str, np.ndarray], dict[str, float]]:
     x = features(obs["observation"])
     mask = obs["action_mask"]
     start = time.time()
+    cpu0 = time.process_time()
     steps = deals = wins = 0
     recent: list[float] = []
     updates = 0
@@ -223,7 +224,9 @@ def train(args: Args) -> tuple[dict[str, np.ndarray], dict[str, float]]:
                   f"entropy {stats['entropy']:.2f}", flush=True)
     seconds = time.time() - start
     last_k = recent[-2000:]
-    summary = {"seconds": round(seconds, 1), "steps": steps, "deals": deals,
+    summary = {"seconds": round(seconds, 1),
+               "cpu_seconds": round(time.process_time() - cpu0, 1), "steps": steps,
+               "deals": deals,
                "train_points_last": round(float(np.mean(last_k)), 2) if last_k else None,
                "train_win_rate": round(wins / max(1, deals), 3)}
     return params, summary
