@@ -5,7 +5,9 @@
 
 ``ristiseiska.rl.sb3.make_sb3_env`` gives Stable-Baselines3's ``VecEnv`` over the kernel:
 the observation vector as a ``Box`` (``MlpPolicy``) and the legal actions through
-``env_method("action_masks")``, which MaskablePPO reads by itself. Training stops after
+``env_method("action_masks")``, which MaskablePPO reads by itself (through SB3's own
+``VecNormalize`` wrapper too, which scales observations and rewards here unless
+``--no-normalize``). Training stops after
 ``--seconds`` of wall-clock time; the learned policy (most likely legal action) then plays
 against three ``random`` and three ``expert`` bots on the full engine, and the script prints
 one JSON line: a row of the baseline table of docs/rl.md.
@@ -21,6 +23,7 @@ import time
 import numpy as np
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.vec_env import VecNormalize
 
 from ristiseiska.rl.sb3 import make_sb3_env
 
@@ -52,6 +55,8 @@ def main() -> None:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--eval-deals", type=int, default=500)
     p.add_argument("--out", default="")
+    p.add_argument("--no-normalize", action="store_true",
+                   help="train on the raw observation and points (no VecNormalize)")
     a = p.parse_args()
 
     import torch
@@ -60,6 +65,8 @@ def main() -> None:
     env = make_sb3_env(num_envs=a.num_envs, preset=a.preset, players=a.players,
                        opponents=a.opponents)
     env.seed(a.seed)
+    if not a.no_normalize:  # points are 0..~100 and sizes 0..13: scale both
+        env = VecNormalize(env, norm_obs=True, norm_reward=True, gamma=1.0)
     model = MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=512, learning_rate=3e-4,
                         gamma=1.0, ent_coef=0.01, seed=a.seed, verbose=0)
     cb = TimeLimit(a.seconds)
@@ -71,10 +78,14 @@ def main() -> None:
                                   "load_average": round(os.getloadavg()[0], 1)}
     if a.out:
         model.save(a.out)
+        if isinstance(env, VecNormalize):  # the scaling the policy was trained with
+            env.save(a.out + ".vecnormalize.pkl")
     if a.eval_deals:
         from ristiseiska.rl.evaluate import evaluate
 
         def policy(obs: np.ndarray, mask: np.ndarray) -> int:
+            if isinstance(env, VecNormalize):
+                obs = env.normalize_obs(obs)
             action, _ = model.predict(obs, action_masks=mask.astype(bool), deterministic=True)
             return int(action)
 
