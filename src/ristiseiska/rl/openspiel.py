@@ -10,9 +10,11 @@ Parameters: ``preset`` (a preset name), ``players``, ``dealer`` (the seat that d
 The deal is dealt card by card as chance (each outcome a card id, uniform over the cards not
 yet dealt, from the dealer's left; with the stock game the last 17 make the stock). Player
 actions are :mod:`.encoding`'s action ids; returns are minus each seat's points (chips for
-Fan Tan). Observation and information-state tensors are the encoding's observation vector of
-the player's view (not a perfect-recall tensor); the information-state string is the seat's
-hand and the whole public history as that seat saw it (perfect recall).
+Fan Tan). The observation tensor is the encoding's observation vector of the player's view;
+the information-state tensor adds the seat's hand as dealt and every decision of the deal as
+the seat saw it (perfect recall, see :class:`Observer`); the information-state string is the
+seat's hand and the whole history as that seat saw it. ``max_game_length`` is a proven bound
+(:func:`max_decisions`). The two jokers read ``X`` in every string (they share one action).
 ``resample_from_infostate`` draws the hidden hands (and stock) from what the seat's view
 allows (:mod:`ristiseiska.bots.knowledge`), so OpenSpiel's Python ISMCTS bot can search.
 (OpenSpiel's C++ search bots do not work on Python games in the released wheel.)
