@@ -118,7 +118,7 @@ def test_pettingzoo_render_and_bad_options() -> None:
     text = e.render()
     assert "row 0: C7" in text and "to move" in text
     with pytest.raises(ValueError, match="render_mode"):
-        env(render_mode="human")
+        env(render_mode="rgb_array")
     with pytest.raises(ValueError, match="reward"):
         env(reward="chips")
     with pytest.raises(ValueError, match="players"):
@@ -243,7 +243,9 @@ def test_openspiel_parameters_tensors_and_resampling(pyspiel) -> None:
     for _ in range(30):
         state.apply_action(int(rs.choice(state.legal_actions())))
     p = state.current_player()
-    assert len(state.information_state_tensor(p)) == 192
+    # the perfect-recall tensor: the observation, the dealt hand, one slot per decision
+    assert len(state.information_state_tensor(p)) == game.information_state_tensor_size()
+    assert game.information_state_tensor_size() == 192 + 53 + game.max_game_length()
     assert len(state.observation_tensor(p)) == 192
     key = state.information_state_string(p)
     other_hands = set()

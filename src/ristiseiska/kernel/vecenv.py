@@ -467,6 +467,180 @@ def vec_step(actions, apply_actions, n, num_envs, seed, policy, reward_mode, st,
     return -1
 
 
+# -- the extended step (additive: vec_step above is unchanged) --------------------------------
+# Knowledge block (optional, after the base observation): for each opponent (relative seat
+# 1..n-1) 52 bits "card type known absent", then the last ``K`` card plays, most recent
+# first, each a one-hot relative seat (n) and a one-hot card (52). See docs/rl.md.
+
+
+def knowledge_size(players: int, recent: int) -> int:
+    return (players - 1) * 52 + recent * (players + 52)
+
+
+@njit(inline="always")
+def _know_before(i, n, a, st, params, playable, absent, recent):
+    """Update the knowledge arrays of row ``i`` for action ``a`` of its seat to move, before
+    the action is applied (``playable``: the cards that may be played now)."""
+    seat = st[i, C_SEAT]
+    if st[i, C_RECV] >= 0:  # a give, seen by giver and receiver only
+        recv = st[i, C_RECV]
+        bit = _ONE << np.uint64(a - A_GIVE)
+        for o in range(n):
+            if o == seat:
+                absent[i, o, recv] &= ~bit
+            elif o != recv:
+                absent[i, o, recv] = _ZERO  # a card the observer did not see
+        return
+    if a < 52:  # a card play: into the last plays, most recent first
+        k = recent.shape[1]
+        for j in range(k - 1, 0, -1):
+            recent[i, j] = recent[i, j - 1]
+        if k > 0:
+            recent[i, 0] = seat * 64 + a
+        return
+    if a == A_STOP:
+        return
+    # a failure move: no card that could be played now (unless the token may be taken
+    # instead of a card: hoarding rules tell nothing)
+    if _opened(st, i, params) and not (a == A_TOKEN and params[P_HOARD] != HOARD_NONE):
+        for o in range(n):
+            if o != seat:
+                absent[i, o, seat] |= playable
+    if a == A_DRAW:
+        for o in range(n):
+            if o != seat:
+                absent[i, o, seat] = _ZERO  # a card nobody else saw
+
+
+@njit(inline="always")
+def _know_clear(i, n, absent, recent):
+    for o in range(n):
+        for s in range(n):
+            absent[i, o, s] = _ZERO
+    for j in range(recent.shape[1]):
+        recent[i, j] = -1
+
+
+@njit(inline="always")
+def _know_observe(i, n, me, base, absent, recent, out):
+    at = base
+    for k in range(1, n):
+        s = me + k
+        if s >= n:
+            s -= n
+        m = absent[i, me, s]
+        for c in range(52):
+            out[at + c] = np.float32((m >> np.uint64(c)) & _ONE)
+        at += 52
+    for j in range(recent.shape[1]):
+        for x in range(n + 52):
+            out[at + x] = 0.0
+        e = recent[i, j]
+        if e >= 0:
+            k = e // 64 - me
+            if k < 0:
+                k += n
+            out[at + k] = 1.0
+            out[at + n + e % 64] = 1.0
+        at += n + 52
+
+
+@njit(cache=True)
+def vec_step_ex(actions, active, learner, n, num_envs, seed, policy, reward_mode, st, hands,
+                turns, chips, pens, stock, stock_len, lines, poss, rng, line0, pos0, params,
+                values, behind, weights, dealt, dealt_stock, tab, obs, mask, rewards, dones,
+                winners, points_out, know, absent, recent, acted, final_obs):
+    """:func:`vec_step` for the rows with ``active[i]`` only (the others are left exactly as
+    they are), with three additions. ``actions[i] == -1`` abandons row ``i``'s deal (it is
+    dealt anew, no reward, not done); ``-2`` applies nothing (only the kernel's seats play). With ``learner >= 0`` a deal that ends before that
+    seat has moved is not reported (dealt anew silently), and a reported deal's last
+    position, as the learner sees it (phase none, as in the engine), goes to
+    ``final_obs[i]``. With ``know`` the observation carries the knowledge block after the
+    base layout. Returns the first active row whose action is illegal (nothing changed), or
+    -1."""
+    base = 176 + 4 * n
+    for i in range(num_envs):
+        if active[i]:
+            a = actions[i]
+            if a >= -2 and a < 0:
+                continue
+            if (a < 0 or a >= NUM_ACTIONS or mask[i, a] == 0):
+                return i
+    card_pts = np.zeros(n, np.int64)
+    token_pts = np.zeros(n, np.int64)
+    net = np.zeros(n, np.int64)
+    points = np.zeros(n, np.int64)
+    for i in range(num_envs):
+        if not active[i]:
+            continue
+        dones[i] = False
+        for s in range(n):
+            rewards[i, s] = 0.0
+        winner = -2
+        a = actions[i]
+        if a == -2:
+            pass  # no action: only play the kernel's seats
+        elif a == -1:
+            st[i, C_DEAL] += num_envs
+            _new_deal(i, n, seed, st, hands, turns, chips, pens, stock, lines, poss, rng,
+                      line0, pos0, params, dealt, dealt_stock, tab)
+            acted[i] = False
+            if know:
+                _know_clear(i, n, absent, recent)
+        else:
+            if st[i, C_SEAT] == learner:
+                acted[i] = True
+            if know:
+                _know_before(i, n, a, st, params, _playable(st, i, params, lines[i]), absent,
+                             recent)
+            winner = _apply(i, n, a, st, hands, turns, chips, pens, stock, lines, poss,
+                            params, tab)
+        while True:
+            if winner != -2:  # the deal is over: score it, start the next one
+                report = learner < 0 or acted[i]
+                if report:
+                    _finish(i, n, winner, st, hands, chips, pens, params, values,
+                            reward_mode, rewards, card_pts, token_pts, net, points)
+                    for s in range(n):
+                        points_out[i, s] = points[s]
+                    dones[i] = True
+                    winners[i] = winner
+                    if learner >= 0:
+                        keep = st[i, C_SEAT]
+                        st[i, C_SEAT] = learner
+                        f = _fits(st, i, params, lines[i])
+                        _observe(i, n, st, hands, chips, tab, f, stock_len, final_obs[i])
+                        for k in range(3):
+                            final_obs[i, 156 + 3 * n + 1 + k] = 0.0
+                        if know:
+                            _know_observe(i, n, learner, base, absent, recent, final_obs[i])
+                        st[i, C_SEAT] = keep
+                st[i, C_DEAL] += num_envs
+                _new_deal(i, n, seed, st, hands, turns, chips, pens, stock, lines, poss, rng,
+                          line0, pos0, params, dealt, dealt_stock, tab)
+                acted[i] = False
+                if know:
+                    _know_clear(i, n, absent, recent)
+                winner = -2
+            fits = _fits(st, i, params, lines[i])
+            playable = fits
+            if params[P_UPWARD] == 0 and not _opened(st, i, params):
+                playable = _ONE << np.uint64(params[P_OPENING])
+            _mask(i, n, st, hands, turns, params, playable, stock_len, mask[i])
+            pol = policy[st[i, C_SEAT]]
+            if pol == -1:
+                break
+            a = _choose(i, n, pol, st, hands, playable, rng, behind, values, weights, mask[i])
+            if know:
+                _know_before(i, n, a, st, params, playable, absent, recent)
+            winner = _apply(i, n, a, st, hands, turns, chips, pens, stock, lines, poss, params,
+                            tab)
+        _observe(i, n, st, hands, chips, tab, fits, stock_len, obs[i])
+        if know:
+            _know_observe(i, n, st[i, C_SEAT], base, absent, recent, obs[i])
+    return -1
+
+
 @njit(cache=True)
 def random_actions(mask, state_box, out):
     """A uniform legal action per row (SplitMix64 stream ``state_box[0]``, advanced)."""
@@ -499,10 +673,18 @@ class VecEnv:
     ``opponents``: per seat, ``None`` for a seat the caller plays, or a kernel policy name
     (``"random"``, ``"greedy"``, ``"sensible"``, ``"strong"``) for a seat played inside the
     kernel; by default the caller plays every seat. ``reward``: ``"points"`` (minus the
-    deal's points) or ``"win"`` (1 for the winner)."""
+    deal's points) or ``"win"`` (1 for the winner).
+
+    Optional (all off by default, so that existing callers see no change):
+    ``knowledge=k`` adds the knowledge block (:func:`knowledge_size`: card types each
+    opponent is known not to hold, and the last ``k`` card plays) after the base
+    observation; ``learner=seat`` never reports a deal that ends before that seat moved
+    (it is dealt anew) and keeps each reported deal's final observation as that seat saw it
+    in :attr:`final_obs`. :meth:`step_rows` steps only some rows."""
 
     def __init__(self, rules: Rules, players: int = 4, num_envs: int = 1, seed: int = 0,
-                 opponents: Any = None, reward: str = "points") -> None:
+                 opponents: Any = None, reward: str = "points", knowledge: int | None = None,
+                 learner: int | None = None) -> None:
         why = unsupported(rules, players)
         if why:
             raise ValueError(why)
@@ -552,8 +734,40 @@ class VecEnv:
         self._noop = np.zeros(N, np.int64)
         self._rand_state = np.array([seed & ((1 << 64) - 1)], np.uint64)
         self._started = False
+        if knowledge is not None and (not isinstance(knowledge, int) or knowledge < 0):
+            raise ValueError(f"knowledge must be a number of last plays (0 or more) or None, "
+                             f"not {knowledge!r}")
+        if learner is not None and (not isinstance(learner, int) or not 0 <= learner < n
+                                    or self.policy[learner] != EXTERNAL):
+            raise ValueError(f"learner must be a seat the caller plays, not {learner!r}")
+        self.knowledge = knowledge
+        self.learner = learner
+        self._ex = knowledge is not None or learner is not None
+        if knowledge is not None:
+            self.base_obs_size = self.obs_size
+            self.obs_size += knowledge_size(n, knowledge)
+            self.obs = np.zeros((N, self.obs_size), np.float32)
+        self.absent = np.zeros((N, n, n), np.uint64)
+        self.recent = np.full((N, knowledge or 0), -1, np.int64)
+        self.acted = np.zeros(N, np.bool_)
+        self.final_obs = np.zeros((N, self.obs_size), np.float32)
+        self._all = np.ones(N, np.bool_)
+
+    def _run_ex(self, actions: np.ndarray, active: np.ndarray) -> int:
+        return vec_step_ex(actions, active, -1 if self.learner is None else self.learner,
+                           self.n, self.num_envs, np.uint64(self.seed), self.policy,
+                           1 if self.reward == "win" else 0, self.st, self.hands, self.turns,
+                           self.chips, self.pens, self.stock, self.stock_len, self.lines,
+                           self.poss, self.rng, self.line0, self.pos0, self.params,
+                           self.values, self.behind, WEIGHTS, self.dealt, self.dealt_stock,
+                           self.tab, self.obs, self.mask, self.rewards, self.dones,
+                           self.winners, self.points, self.knowledge is not None,
+                           self.absent, self.recent, self.acted, self.final_obs)
 
     def _run(self, actions: np.ndarray, apply: bool) -> int:
+        if self._ex:
+            return self._run_ex(actions if apply else np.full(self.num_envs, -2, np.int64),
+                                self._all)
         return vec_step(actions, apply, self.n, self.num_envs, np.uint64(self.seed),
                         self.policy, 1 if self.reward == "win" else 0, self.st, self.hands,
                         self.turns, self.chips, self.pens, self.stock, self.stock_len,
@@ -568,6 +782,9 @@ class VecEnv:
         reset_all(self.n, self.num_envs, np.uint64(self.seed), self.st, self.hands, self.turns,
                   self.chips, self.pens, self.stock, self.lines, self.poss, self.rng,
                   self.line0, self.pos0, self.params, self.dealt, self.dealt_stock, self.tab)
+        self.absent[:] = 0
+        self.recent[:] = -1
+        self.acted[:] = False
         self._run(self._noop, False)
         self._started = True
         return self.obs, self.mask, self.st[:, C_SEAT]
@@ -584,6 +801,26 @@ class VecEnv:
             raise ValueError(f"actions must be {self.num_envs} integers, got shape {a.shape} "
                              f"of {a.dtype}")
         bad = self._run(a.astype(np.int64, copy=False), True)
+        if bad >= 0:
+            raise ValueError(f"row {bad}: action {int(a[bad])} is not legal now "
+                             f"(legal: {np.flatnonzero(self.mask[bad]).tolist()})")
+        return self.obs, self.mask, self.st[:, C_SEAT], self.rewards, self.dones
+
+    def step_rows(self, actions: Any, active: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                                                            np.ndarray, np.ndarray]:
+        """:meth:`step` for the rows where ``active`` is true only (the others keep their
+        position, and their ``rewards``/``done`` entries from before). ``actions[i] = -1``
+        abandons row ``i``'s deal (dealt anew, no reward); ``-2`` only lets the kernel's
+        seats move."""
+        if not self._started:
+            raise RuntimeError("call reset() before step_rows()")
+        a = np.asarray(actions)
+        act = np.asarray(active, np.bool_)
+        if a.shape != (self.num_envs,) or not np.issubdtype(a.dtype, np.integer) or \
+                act.shape != (self.num_envs,):
+            raise ValueError(f"actions and active must be {self.num_envs} integers and "
+                             f"booleans, got shapes {a.shape} and {act.shape}")
+        bad = self._run_ex(a.astype(np.int64, copy=False), act)
         if bad >= 0:
             raise ValueError(f"row {bad}: action {int(a[bad])} is not legal now "
                              f"(legal: {np.flatnonzero(self.mask[bad]).tolist()})")
@@ -620,4 +857,4 @@ def warm_up() -> None:
         env.step(env.random_actions())
 
 
-__all__ = ["VecEnv", "NUM_ACTIONS", "obs_size", "warm_up"]
+__all__ = ["VecEnv", "NUM_ACTIONS", "obs_size", "knowledge_size", "warm_up"]

@@ -5,7 +5,9 @@
   preset=..., players=..., opponents=("expert", "random", "random"))``.
 * OpenSpiel: after ``import ristiseiska.rl.openspiel``, ``pyspiel.load_game(
   "python_ristiseiska", {"preset": "ristiseiska", "players": 4})``.
-* The compiled vectorised environment: :class:`ristiseiska.kernel.vecenv.VecEnv`.
+* The compiled vectorised environment: :class:`ristiseiska.kernel.vecenv.VecEnv`; as a
+  Gymnasium ``VectorEnv``: :class:`ristiseiska.rl.vector.RistiseiskaVectorEnv`; as
+  Stable-Baselines3's ``VecEnv``: :func:`ristiseiska.rl.sb3.make_sb3_env`.
 
 The action table and observation layout (:mod:`.encoding`) need only numpy; the library
 modules import PettingZoo, Gymnasium and OpenSpiel only when used. See docs/rl.md.

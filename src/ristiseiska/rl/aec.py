@@ -30,17 +30,18 @@ from .encoding import ActionError, Encoding
 
 
 class RistiseiskaAEC(AECEnv):  # type: ignore[misc]
-    metadata = {"name": "ristiseiska_v0", "render_modes": ["ansi"], "is_parallelizable": False,
+    metadata = {"name": "ristiseiska_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False,
                 "render_fps": 1}
 
     def __init__(self, preset: str = "ristiseiska", players: int = 4, rules: Any = None,
                  render_mode: str | None = None, reward: str = "points",
-                 illegal_reward: float | None = None, max_cycles: int | None = None) -> None:
+                 illegal_reward: float | None = None, max_cycles: int | None = None,
+                 knowledge: int | None = None) -> None:
         super().__init__()
         self.rules = resolve_rules(preset, rules)
         self.rules.check_players(players)
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f"render_mode must be None or 'ansi', not {render_mode!r}")
+        if render_mode not in (None, "ansi", "human"):
+            raise ValueError(f"render_mode must be None, 'ansi' or 'human', not {render_mode!r}")
         if max_cycles is not None and max_cycles < 1:
             raise ValueError(f"max_cycles must be at least 1, not {max_cycles}")
         self.render_mode = render_mode
@@ -49,7 +50,11 @@ class RistiseiskaAEC(AECEnv):  # type: ignore[misc]
                                else float(illegal_reward))
         self.max_cycles = max_cycles
         self.n = players
-        self.encoding = Encoding(self.rules, players)
+        if knowledge is not None and (not isinstance(knowledge, int) or knowledge < 0):
+            raise ValueError(f"knowledge must be a number of last plays (0 or more) or None, "
+                             f"not {knowledge!r}")
+        # knowledge=k: the optional knowledge block (docs/rl.md) with the last k plays
+        self.encoding = Encoding(self.rules, players, knowledge)
         self.possible_agents = [f"player_{i}" for i in range(players)]
         A, D = self.encoding.num_actions, self.encoding.obs_size
         obs_space = spaces.Dict({
@@ -127,9 +132,14 @@ class RistiseiskaAEC(AECEnv):  # type: ignore[misc]
         self._accumulate_rewards()
 
     def render(self) -> str | None:
+        """``"ansi"``: the table as text; ``"human"``: the same printed; ``None``: nothing."""
         if self.render_mode is None or self.game is None:
             return None
-        return render_text(self.game)
+        text = render_text(self.game)
+        if self.render_mode == "human":
+            print(text + "\n")
+            return None
+        return text
 
     def close(self) -> None:
         pass

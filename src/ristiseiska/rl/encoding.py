@@ -48,6 +48,10 @@ start     13     free Fan Tan: one-hot rank that started every suit
 ace_end   2      first ace decides: 1 at the end (low, high) it fixed
 jokers    1+T    only with jokers: jokers in the observer's hand, then the types jokers stand
                  for on the table
+absent    (n-1)T only with ``knowledge``: per opponent (relative seats 1..n-1), 1 for each card
+                 type it is known not to hold (see :meth:`Encoding.knowledge_arrays`)
+recent    k(n+T) only with ``knowledge=k``: the last ``k`` card plays, most recent first, each
+                 a one-hot relative seat (n) then a one-hot card type (T); zeros if fewer
 ========  =====  ===========================================================================
 """
 
@@ -73,10 +77,13 @@ class ActionError(ValueError):
 
 @dataclass(frozen=True)
 class Encoding:
-    """The action table and observation layout for ``rules`` at a table of ``players``."""
+    """The action table and observation layout for ``rules`` at a table of ``players``;
+    ``knowledge=k`` (default ``None``: off) adds the knowledge block with the last ``k``
+    card plays."""
 
     rules: Rules
     players: int
+    knowledge: int | None = None
 
     # -- sizes ------------------------------------------------------------------------------
     @cached_property
@@ -132,6 +139,9 @@ class Encoding:
                  ("start", 13), ("ace_end", 2)]
         if self.jokers:
             sizes.append(("jokers", 1 + T))
+        if self.knowledge is not None:
+            sizes.append(("absent", (n - 1) * T))
+            sizes.append(("recent", self.knowledge * (n + T)))
         out: dict[str, tuple[int, int]] = {}
         at = 0
         for name, size in sizes:
@@ -266,7 +276,74 @@ class Encoding:
             out[off["start"][0] + view.table.start_rank - 1] = 1
         if view.table.ace_end is not None:
             out[off["ace_end"][0] + (1 if view.table.ace_end == "high" else 0)] = 1
+        if self.knowledge is not None:
+            absent, recent = self.knowledge_arrays(view)
+            a0, T = off["absent"][0], self.types
+            for k in range(1, n):
+                m = absent[(me + k) % n]
+                while m:
+                    low = m & -m
+                    out[a0 + (k - 1) * T + low.bit_length() - 1] = 1
+                    m ^= low
+            r0 = off["recent"][0]
+            for j, (s, t) in enumerate(recent[:self.knowledge]):
+                out[r0 + j * (n + T) + (s - me) % n] = 1
+                out[r0 + j * (n + T) + n + t] = 1
         return out
+
+    def knowledge_arrays(self, view: Any) -> tuple[list[int], list[tuple[int, int]]]:
+        """What the knowledge block says, from the view's public history alone: per seat a
+        bitmask of the card types that seat is known not to hold, and the card plays as
+        ``(seat, card type)``, most recent first.
+
+        A seat that took the token, passed, asked, paid a chip or drew while the table was
+        open held no card that fitted then: those types are marked (not for the token when
+        hoarding is allowed: it may be taken instead of a card). A card the seat then gets
+        unseen by the observer (a draw, a card given by someone else) could be anything, so
+        its marks are cleared; a card the observer gave it clears that type's mark. The
+        observer's own entry is left empty."""
+        from ..bots.knowledge import FAILURES, _event_card, _place, notation_map
+        from ..bots.knowledge import card_type as type_of
+        from ..table import Table
+
+        rules = self.rules
+        me = view.seat
+        names = notation_map(rules)
+        table = Table(rules)
+        for c in view.laid_out:
+            t = type_of(rules, int(c))
+            table.place(t, table.type_rows[t][0], None, int(c))
+        absent = [0] * self.players
+        plays: list[tuple[int, int]] = []
+        hoard = rules.hoarding != "none"
+        for e in view.history:
+            typ, s = e["type"], e["seat"]
+            if typ == "play":
+                card = _event_card(names, e)
+                as_ = _event_card(names, e, "as")
+                assert card is not None
+                plays.append((s, type_of(rules, int(as_ if as_ is not None else card))))
+                _place(table, rules, card, e.get("row"), e.get("end"), as_)
+            elif typ == "swap":
+                card = _event_card(names, e)
+                assert card is not None
+                table.swap(type_of(rules, int(card)), int(card))
+            elif typ in FAILURES:
+                if s != me and table.opened and not (typ == "token" and hoard):
+                    absent[s] |= table.playable
+                if typ == "draw" and s != me:
+                    absent[s] = 0
+            elif typ == "give":
+                to = e.get("to")
+                if to is not None and to != me:
+                    card = _event_card(names, e)
+                    if s == me and card is not None:
+                        absent[to] &= ~(1 << type_of(rules, int(card)))
+                    else:
+                        absent[to] = 0
+        absent[me] = 0
+        plays.reverse()
+        return absent, plays
 
     def read_observation(self, obs: Any, seat: int) -> dict[str, Any]:
         """What an observation of ``seat`` says, in the view's own terms (absolute seats):

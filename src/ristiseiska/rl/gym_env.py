@@ -31,12 +31,12 @@ from .encoding import ActionError, Encoding
 
 
 class RistiseiskaGym(gymnasium.Env):
-    metadata = {"render_modes": ["ansi"], "render_fps": 1}
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
 
     def __init__(self, preset: str = "ristiseiska", players: int = 4, rules: Any = None,
                  opponents: Sequence[str] | str = "random", seat: int = 0,
                  reward: str = "points", illegal_reward: float | None = None,
-                 render_mode: str | None = None) -> None:
+                 render_mode: str | None = None, knowledge: int | None = None) -> None:
         self.rules = resolve_rules(preset, rules)
         self.rules.check_players(players)
         self.n = players
@@ -50,13 +50,17 @@ class RistiseiskaGym(gymnasium.Env):
         # "policy:path=policy.npz" (unknown names and options are refused here)
         self.opponent_specs = [parse_bot_spec(str(name)) for name in names]
         self.opponent_names = names
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f"render_mode must be None or 'ansi', not {render_mode!r}")
+        if render_mode not in (None, "ansi", "human"):
+            raise ValueError(f"render_mode must be None, 'ansi' or 'human', not {render_mode!r}")
         self.render_mode = render_mode
         self.reward_mode = check_reward(reward)
         self.illegal_reward = (ILLEGAL_REWARD[reward] if illegal_reward is None
                                else float(illegal_reward))
-        self.encoding = Encoding(self.rules, players)
+        if knowledge is not None and (not isinstance(knowledge, int) or knowledge < 0):
+            raise ValueError(f"knowledge must be a number of last plays (0 or more) or None, "
+                             f"not {knowledge!r}")
+        # knowledge=k: the optional knowledge block (docs/rl.md) with the last k plays
+        self.encoding = Encoding(self.rules, players, knowledge)
         A, D = self.encoding.num_actions, self.encoding.obs_size
         self.observation_space = spaces.Dict({
             "observation": spaces.Box(0.0, np.inf, (D,), np.float32),
@@ -88,16 +92,31 @@ class RistiseiskaGym(gymnasium.Env):
     def reset(self, *, seed: int | None = None,
               options: dict[str, Any] | None = None) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         super().reset(seed=seed)
-        deal_seed, dealer = next_deal(self.np_random, self.n)
-        self.game = Game(self.rules, self.n, seed=deal_seed, dealer=dealer)
-        self._abandoned = False
         others = [s for s in range(self.n) if s != self.seat]
-        self._bots = {s: get_bot(name, seed=int(self.np_random.integers(0, 1 << 62)), **opts)
-                      for s, (name, opts) in zip(others, self.opponent_specs, strict=True)}
-        self._play_others()
-        # A deal the others finish before the learner's first move is rare but possible
-        # (a short stock game); it is returned as is, with the mask all zero.
-        return self._obs(), {"deal_seed": deal_seed, "dealer": dealer}
+        while True:
+            deal_seed, dealer = next_deal(self.np_random, self.n)
+            self.game = Game(self.rules, self.n, seed=deal_seed, dealer=dealer)
+            self._abandoned = False
+            self._bots = {s: get_bot(name, seed=int(self.np_random.integers(0, 1 << 62)),
+                                     **opts)
+                          for s, (name, opts) in zip(others, self.opponent_specs, strict=True)}
+            self._play_others()
+            # A deal the others finish before the learner's first move (possible in a short
+            # stock game) is no episode: deal again, so reset never returns a finished deal.
+            if not self.game.is_over():
+                break
+        if self.render_mode == "human":
+            self.render()
+        # Only what the learner's seat may know: the deal's seed (from which every hidden
+        # hand follows) is never given out.
+        return self._obs(), {"dealer": dealer}
+
+    def action_masks(self) -> np.ndarray:
+        """The legal actions now (1 = legal), as MaskablePPO (sb3-contrib) asks for them."""
+        g = self.game
+        if g is None or g.is_over() or self._abandoned:
+            return np.zeros(self.encoding.num_actions, np.int8)
+        return self.encoding.legal_mask(g.view(self.seat).legal_moves)
 
     def step(self, action: Any) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
         g = self.game
@@ -113,6 +132,8 @@ class RistiseiskaGym(gymnasium.Env):
                                                                           "reason": str(e)}
         g.push(move)
         self._play_others()
+        if self.render_mode == "human":
+            self.render()
         if g.is_over():
             assert g.result is not None
             return self._obs(), self._final(), True, False, {"result": g.result.to_dict()}
@@ -124,8 +145,14 @@ class RistiseiskaGym(gymnasium.Env):
         return o
 
     def render(self) -> str | None:
-        if self.render_mode != "ansi" or self.game is None:
+        """``"ansi"``: the table as text; ``"human"``: the same printed (also after every
+        step); ``None``: nothing."""
+        if self.render_mode is None or self.game is None:
             return None
         from .aec import render_text
 
-        return render_text(self.game)
+        text = render_text(self.game)
+        if self.render_mode == "human":
+            print(text + "\n")
+            return None
+        return text

@@ -10,9 +10,11 @@ Parameters: ``preset`` (a preset name), ``players``, ``dealer`` (the seat that d
 The deal is dealt card by card as chance (each outcome a card id, uniform over the cards not
 yet dealt, from the dealer's left; with the stock game the last 17 make the stock). Player
 actions are :mod:`.encoding`'s action ids; returns are minus each seat's points (chips for
-Fan Tan). Observation and information-state tensors are the encoding's observation vector of
-the player's view (not a perfect-recall tensor); the information-state string is the seat's
-hand and the whole public history as that seat saw it (perfect recall).
+Fan Tan). The observation tensor is the encoding's observation vector of the player's view;
+the information-state tensor adds the seat's hand as dealt and every decision of the deal as
+the seat saw it (perfect recall, see :class:`Observer`); the information-state string is the
+seat's hand and the whole history as that seat saw it. ``max_game_length`` is a proven bound
+(:func:`max_decisions`). The two jokers read ``X`` in every string (they share one action).
 ``resample_from_infostate`` draws the hidden hands (and stock) from what the seat's view
 allows (:mod:`ristiseiska.bots.knowledge`), so OpenSpiel's Python ISMCTS bot can search.
 (OpenSpiel's C++ search bots do not work on Python games in the released wheel.)
@@ -33,6 +35,7 @@ except ImportError as e:  # pragma: no cover - the rl extra is installed in the 
 
 from ..cards import CARDS, full_deck, parse_card
 from ..game import Event, Game
+from ..moves import Move
 from ..rules import Rules, RulesError
 from ..scoring import card_value
 from ..view import public_event
@@ -78,17 +81,45 @@ class _Config:
             deck.remove(int(c))
         self.deck = tuple(deck)
         self.to_hands = 17 * players if rules.stock else len(deck)
+        self.max_length = 0  # set by the game from max_decisions
 
     def __deepcopy__(self, memo: dict[int, Any]) -> _Config:
         return self
 
 
-def _bounds(rules: Rules, players: int, deck: int) -> tuple[float, float, int]:
-    """(min utility, max utility, max game length): generous bounds, not tight ones."""
+def max_decisions(rules: Rules, players: int, stock: int) -> int:
+    """An upper bound on the player decisions of one deal (chance steps not counted, as
+    OpenSpiel's ``max_game_length`` is defined), as tight as the rules allow.
+
+    *Progress* moves put a card on the table: every real card at most once (a play or a swap
+    into a joker's place), a joker once per time it comes back to a hand (a swap), so at most
+    ``2 R + J`` with jokers and ``R`` without (``R`` real cards, ``J`` jokers). Each may be
+    followed by one ``stop`` (only where a turn can go on: several cards a turn or the
+    extra move). Between two progress moves, when play is forced (no hoarding, no asking),
+    the cards in hands change only by draws, and a card that fits is always held by someone
+    or in the stock: after at most ``players - 1`` turns without a card someone must play, so
+    the turns without a card number at most ``players`` for each gap and each draw. With
+    asking (a card given back and forth) or hoarding (the token taken instead of a card) a
+    deal can go round without a card until the stall rule ends it: ``stall_turns`` turns in a
+    row, each an ask and a give. The stall rule bounds every gap in any case."""
+    real = 52 * rules.decks
+    progress = 2 * real + rules.jokers if rules.jokers else real
+    stops = progress if (rules.multi_play or rules.extra_move) else 0
+    gaps = progress + 1
+    voluntary = rules.failure == "ask" or rules.hoarding != "none"
+    per_turn = 2 if rules.failure == "ask" else 1
+    if voluntary:
+        idle = gaps * rules.stall_turns * per_turn
+    else:
+        idle = min(gaps * rules.stall_turns, players * (gaps + stock))
+    return progress + stops + idle
+
+
+def _bounds(rules: Rules, players: int, deck: int, stock: int) -> tuple[float, float, int]:
+    """(min utility, max utility, max game length): utilities generous, the length tight."""
     cards = sum(card_value(c, rules) if c < 104 else rules.joker_value
                 for c in full_deck(rules.decks, rules.jokers))
-    gap = 2 * rules.stall_turns
-    length = deck * (gap + 2) + gap + 8
+    length = max_decisions(rules, players, stock)
     pen = rules.hoarding_penalty * length if rules.hoarding == "any-with-penalty" else 0
     # a fine for every missed turn (V18, where the rules have it) can repeat every turn
     fines = length if getattr(rules, "token_mode", "object") == "per-miss" else 1
@@ -129,7 +160,9 @@ class RistiseiskaGame(pyspiel.Game):  # type: ignore[misc]
         if not 0 <= dealer < players:
             raise ValueError(f"dealer must be a seat from 0 to {players - 1}, not {dealer}")
         self.config = _Config(rules, players, dealer)
-        lo, hi, length = _bounds(rules, players, len(self.config.deck))
+        lo, hi, length = _bounds(rules, players, len(self.config.deck),
+                                 len(self.config.deck) - self.config.to_hands)
+        self.config.max_length = length
         info = pyspiel.GameInfo(
             num_distinct_actions=self.config.encoding.num_actions,
             max_chance_outcomes=max(self.config.deck) + 1,
@@ -155,6 +188,7 @@ class RistiseiskaState(pyspiel.State):  # type: ignore[misc]
         self._dealt: list[int] = []  # card ids dealt so far, in order
         self._g: Game | None = None
         self._prefix: list[Event] = []  # history before a resampled position
+        self._dealt_override: list[list[int]] | None = None  # dealt hands of a resampled state
 
     # -- dealing ------------------------------------------------------------------------------
     def _seat_of_card(self, k: int) -> int:
@@ -245,8 +279,39 @@ class RistiseiskaState(pyspiel.State):  # type: ignore[misc]
         hands[player_id] = list(view.hand)
         new: RistiseiskaState = self.clone()
         new._prefix = self._prefix + list(g.events)
+        # the hands as dealt in the drawn deal: the player's own stays; the others are not
+        # known (and no observer reads them)
+        new._dealt_override = [self.dealt_hand(s) if s == player_id else []
+                               for s in range(self._cfg.players)]
         new._g = Game.from_view(view, hands, stock)
         return new
+
+    def dealt_hand(self, player: int) -> list[int]:
+        """The card ids ``player`` was dealt (kept across a resampled position)."""
+        if self._dealt_override is not None:
+            return list(self._dealt_override[player])
+        return self._dealt_to(player)
+
+    def history_codes(self, player: int) -> list[float]:
+        """The deal's decisions as ``player`` saw them, one number each (see Observer)."""
+        assert self._g is not None
+        enc = self._cfg.encoding
+        n = self._cfg.players
+        A, T = enc.num_actions, enc.types
+        out: list[float] = []
+        for e in self._prefix + self._g.events:
+            rel = (e.seat - player) % n
+            if e.type == "give" and player not in (e.seat, e.other):
+                code = A
+            elif e.type == "draw":
+                if e.seat == player and e.card is not None:
+                    code = A + 1 + (enc.card_type(int(e.card)) if not e.card.is_joker else T)
+                else:
+                    code = enc.simple_base + 5
+            else:
+                code = enc.move_to_action(Move(e.type, e.card, e.row, e.end, e.as_))
+            out.append(float(1 + rel + n * code))
+        return out
 
     def history_for(self, player: int) -> list[dict[str, Any]]:
         """The deal's events as ``player`` saw them."""
@@ -255,8 +320,28 @@ class RistiseiskaState(pyspiel.State):  # type: ignore[misc]
         return [public_event(e.to_dict(mark), player) for e in self._prefix + self._g.events]
 
 
+def _name(c: Any, mark: bool) -> str:
+    """A card as the strings write it; the two jokers are alike (they share one action id),
+    so both read ``X``: which joker a hidden hand holds must not split an information state."""
+    return "X" if c.is_joker else str(c.notation(mark))
+
+
+def _joker_free(text: Any) -> Any:
+    return "X" if isinstance(text, str) and len(text) == 2 and text[0] == "X" and \
+        text[1].isdigit() else text
+
+
 class Observer:
-    """OpenSpiel's observer interface: ``tensor``/``dict`` and ``string_from``."""
+    """OpenSpiel's observer interface: ``tensor``/``dict`` and ``string_from``.
+
+    The plain observation (``perfect_recall`` false) is the encoding's observation vector.
+    The perfect-recall information state adds two blocks after it: ``dealt`` (the seat's
+    hand as dealt: copies per card type, then jokers) and ``history``: one slot per decision
+    of the deal (``max_game_length`` slots), slot ``k`` holding ``1 + seat + n * code`` for
+    the ``k``-th decision (``seat`` relative to the observer, ``code`` the action id of the
+    move as the observer saw it; ``A`` for a card given between two other players, unseen;
+    ``A + 1 + t`` for the observer's own draw of card type ``t``, ``A + 1 + T`` of a joker),
+    0 after the last decision. Together they determine the whole information state."""
 
     def __init__(self, config: _Config, iig_obs_type: Any, params: Any) -> None:
         if params:
@@ -264,35 +349,61 @@ class Observer:
         self.config = config
         self.perfect_recall = bool(iig_obs_type is not None and iig_obs_type.perfect_recall)
         enc = config.encoding
-        self.tensor = np.zeros(enc.obs_size, np.float32)
-        self.dict = {name: self.tensor[at:at + size] for name, (at, size) in enc.offsets.items()}
+        size = enc.obs_size
+        self.blocks: dict[str, tuple[int, int]] = dict(enc.offsets)
+        if self.perfect_recall:
+            self.blocks["dealt"] = (size, enc.types + 1)
+            size += enc.types + 1
+            self.blocks["history"] = (size, config.max_length)
+            size += config.max_length
+        self.tensor = np.zeros(size, np.float32)
+        self.dict = {name: self.tensor[at:at + k] for name, (at, k) in self.blocks.items()}
 
     def set_from(self, state: RistiseiskaState, player: int) -> None:
         enc = self.config.encoding
         g = state._g
+        self.tensor.fill(0)
         if g is None:  # dealing: only the cards this seat got so far
-            self.tensor.fill(0)
             h0 = enc.offsets["hand"][0]
+            j0 = enc.offsets["jokers"][0] if enc.jokers else -1
             for c in state._dealt_to(player):
                 if c < 104:
                     self.tensor[h0 + enc.card_type(c)] += 1
+                else:
+                    self.tensor[j0] += 1
+            if self.perfect_recall:
+                self._dealt(state._dealt_to(player))
             return
-        self.tensor[:] = enc.observe(g.view(player))
+        self.tensor[:enc.obs_size] = enc.observe(g.view(player))
+        if self.perfect_recall:
+            self._dealt(state.dealt_hand(player))
+            at, size = self.blocks["history"]
+            codes = state.history_codes(player)
+            if len(codes) > size:  # pragma: no cover - max_decisions is an upper bound
+                raise RuntimeError(f"{len(codes)} decisions exceed max_game_length {size}")
+            self.tensor[at:at + len(codes)] = codes
+
+    def _dealt(self, cards: list[int]) -> None:
+        enc = self.config.encoding
+        at, _size = self.blocks["dealt"]
+        for c in cards:
+            self.tensor[at + (enc.card_type(c) if c < 104 else enc.types)] += 1
 
     def string_from(self, state: RistiseiskaState, player: int) -> str:
         g = state._g
+        mark = self.config.rules.distinct_decks
         if g is None:
-            mine = " ".join(str(CARDS[c]) for c in sorted(state._dealt_to(player)))
+            mine = " ".join(_name(CARDS[c], mark) for c in sorted(state._dealt_to(player)))
             return f"p{player} dealing {len(state._dealt)}: {mine}"
         view = g.view(player)
         # With two different decks the deck mark tells the two copies of a card apart: their
-        # actions differ, so one information state must not stand for both.
-        mark = self.config.rules.distinct_decks
-        hand = " ".join(c.notation(mark) for c in view.hand)
+        # actions differ, so one information state must not stand for both. The two jokers
+        # share their actions, so they read alike.
+        hand = " ".join(_name(c, mark) for c in view.hand)
         if self.perfect_recall:
             hist = " ".join(_event_text(e) for e in state.history_for(player))
             return f"p{player} hand: {hand} | history: {hist} | phase: {view.phase}"
-        rows = " ".join("".join(c.notation(mark) for c in r.cards) or "-" for r in view.rows)
+        rows = " ".join("".join(_name(c, mark) for c in r.cards) or "-" for r in view.rows)
         sizes = ",".join(str(k) for k in view.hand_sizes)
         return (f"p{player} hand: {hand} | table: {rows} | sizes: {sizes} | token: "
                 f"{view.token_holder} | chips: {list(view.chips_paid)} | phase: {view.phase}")
@@ -302,7 +413,7 @@ def _event_text(e: dict[str, Any]) -> str:
     parts = [str(e["seat"]), e["type"]]
     for k in ("card", "row", "end", "as", "from", "to"):
         if k in e:
-            parts.append(f"{k}={e[k]}")
+            parts.append(f"{k}={_joker_free(e[k])}")
     return ":".join(parts)
 
 
