@@ -79,7 +79,7 @@ MAX_BODY = 16384
 STATIC = resources.files("ristiseiska.web").joinpath("static")
 
 
-_STATUS = {"no-table": 404, "store": 503, "server-full": 429}
+_STATUS = {"no-table": 404, "store": 503, "storage-fault": 503, "server-full": 429}
 
 
 def _err(e: ActionError, status: int = 400) -> JSONResponse:
