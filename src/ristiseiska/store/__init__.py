@@ -210,6 +210,7 @@ class Store:
         self.file = sqlite_path(self.url)
         self._ident: tuple[int, int] | None = None
         self._size = 0
+        self._stamp: tuple[int, int] | None = None  # (size, mtime) when last found sound
         self._ids: tuple[set[int], set[int]] = (set(), set())
         self.db_id = 0
         self.fault: str | None = None  # set once, on the first fault noticed
@@ -255,7 +256,7 @@ class Store:
                         or 0)
         async with self.engine.connect() as conn:
             # the ids reach the file itself, where verify() reads them
-            await conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+            await conn.exec_driver_sql("PRAGMA wal_checkpoint(PASSIVE)")  # never waits
         self.db_id = uv
         led = read_ledger(self.file)
         if led is not None:
@@ -314,6 +315,8 @@ class Store:
             if st.st_size < self._size:
                 return (f"{path} was truncated while the server ran ({st.st_size} bytes, "
                         f"it had {self._size})")
+            if (st.st_size, st.st_mtime_ns) == self._stamp:
+                return None  # not written since its header was last found sound
             with open(path, "rb") as f:
                 head = f.read(100)
         except FileNotFoundError:
@@ -333,14 +336,16 @@ class Store:
             return (f"{path} was truncated while the server ran ({st.st_size} bytes, its "
                     f"header counts {pages * page})")
         self._size = st.st_size
+        self._stamp = (st.st_size, st.st_mtime_ns)
         return None
 
-    def verify(self) -> None:
-        """Raise :class:`StorageFault` if the database file is no longer the one opened (or
-        a fault was noticed before). Cheap: one ``stat`` and a 100-byte read."""
+    def verify(self, look: bool = True) -> None:
+        """Raise :class:`StorageFault` if the database file is no longer the one opened (or,
+        with ``look`` false, only if a fault was noticed before). Cheap: one ``stat``, and a
+        100-byte read of the header when the file was written since the last look."""
         if self.fault is not None:
             raise StorageFault(self.fault)
-        if self._ident is None:
+        if self._ident is None or not look:
             return
         problem = self._probe()
         if problem is not None:
@@ -365,7 +370,7 @@ class Store:
         """Around a write: refused at once after a fault; verified after its commit, so an
         acknowledgement never rests on a file that is gone."""
         try:
-            self.verify()
+            self.verify(look=False)
             yield
             self.verify()
         except StorageFault:
@@ -435,7 +440,7 @@ class Store:
             conn.execute("PRAGMA foreign_keys=ON")
             self._direct_conn = conn
         conn = self._direct_conn
-        self.verify()  # nothing is written into a file known to be gone
+        self.verify(look=False)  # nothing is written into a file known to be gone
         conn.execute("BEGIN IMMEDIATE")
         try:
             conn.executemany("INSERT INTO rs_moves (table_id, deal, ply, seat, move) "
