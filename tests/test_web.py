@@ -174,6 +174,8 @@ def test_claiming_seats(client: TestClient) -> None:
 
 def test_spectator_sees_no_hand_and_cannot_play(client: TestClient) -> None:
     tid = new_table(client, ["friend", "friend", "friend"])
+    for seat in range(3):  # the deal has started (before that nobody sees any of it)
+        claim(client, tid, seat)
     with client.websocket_connect(f"/ws/{tid}") as ws:
         st = recv_until(ws, lambda m: m["type"] == "state")
         assert st["you"] is None

@@ -106,6 +106,7 @@ async def _play(name: str, players: int, seed: int) -> int:
               "seats": [{"kind": "friend", "bot": None, "name": f"P{i}"} for i in range(players)]}
     t = LiveTable("leaktest-0001", config, MemoryStore(), 0.0)  # type: ignore[arg-type]
     t.closed = True  # no bot driver: this test moves every seat itself
+    t.started = True  # as if every friend had sat down (before that nothing of a deal shows)
     conns: dict[int | None, Conn] = {None: Conn()}
     for s in range(players):
         conns[s] = Conn(seat=s)
@@ -143,6 +144,7 @@ def test_the_joker_game_spectator_gets_no_dead_cards() -> None:
                                 for i in range(3)]}
             t = LiveTable("leaktest-0002", config, MemoryStore(), 0.0)  # type: ignore[arg-type]
             t.closed = True
+            t.started = True  # every friend has sat down
             await t.start_first_deal()
             g = t.game
             assert g is not None

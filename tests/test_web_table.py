@@ -48,7 +48,7 @@ def test_first_deal_waits_for_every_friend_then_starts(client: TestClient) -> No
     with client.websocket_connect(f"/ws/{tid}") as ws:
         st = joined(ws, 0, t0)
         assert st["table"]["waiting"] is True and st["table"]["host"] == 0
-        assert st["view"]["legal_moves"] == []  # dealt, but nobody moves yet
+        assert st["view"] is None  # nothing of the deal shows before it starts
         time.sleep(0.2)
         assert table.game.moves == []  # the bots did not start without the second friend
         ws.send_json({"type": "move", "move": "C7"})

@@ -394,7 +394,8 @@ async def _lobby_table(page: Any, server: LiveServer, kinds: list[str]) -> str:
     await page.fill("[data-seat='0'] [data-action=seat-name]", "Aino")
     await page.click("[data-action=create]")
     await page.wait_for_url("**/t/**")
-    await page.wait_for_selector("[data-testid=hand] [data-card]")
+    # a table with friends waits for them, and nothing of the deal shows until it starts
+    await page.wait_for_selector("[data-testid=waiting]")
     return str(page.url.rsplit("/", 1)[1])
 
 
@@ -410,6 +411,8 @@ async def test_the_first_deal_waits_for_every_friend(live_server: LiveServer, br
     assert await a.locator("[data-action=replace]").count() == 0  # nobody to replace yet
     await a.wait_for_timeout(500)
     assert table.game.moves == [] and not table.started
+    assert await a.locator("[data-testid=hand]").count() == 0  # no hand before the start
+    assert await a.locator("[data-card]").count() == 0
     b = await (await browser.new_context(viewport=size, is_mobile=phone)).new_page()
     await b.goto(f"{live_server.url}/t/{tid}")
     await b.wait_for_selector("[data-testid=seat-picker]")
@@ -419,6 +422,7 @@ async def test_the_first_deal_waits_for_every_friend(live_server: LiveServer, br
     await a.wait_for_selector("[data-testid=waiting]", state="detached")
     assert table.started
     assert await b.locator("[data-testid=waiting]").count() == 0
+    await a.wait_for_selector("[data-testid=hand] [data-card]")  # the host's hand comes now
 
 
 async def test_host_starts_with_bots_and_replaces_an_away_friend(live_server: LiveServer,
@@ -428,6 +432,7 @@ async def test_host_starts_with_bots_and_replaces_an_away_friend(live_server: Li
     table = live_server.table(tid)
     await a.click("[data-action=start-now]")
     await a.wait_for_selector("[data-testid=waiting]", state="detached")
+    await a.wait_for_selector("[data-testid=hand] [data-card]")
     await a.wait_for_selector(".player[data-seat='1'] >> text=botti pelaa tilalla")
     # a server restart keeps the early start and the stand-in; the page reconnects by itself
     live_server.restart()

@@ -122,9 +122,13 @@ def run(args: argparse.Namespace) -> int:
     from ..store import StoreError
 
     try:
-        asyncio.run(_check_store(app))
+        notices = asyncio.run(_check_store(app))
     except StoreError as e:
         raise CliError(str(e)) from None
+    import sys
+
+    for notice in notices:  # e.g. a new, empty database: said loudly, naming the file
+        print(f"ristiseiska: NOTE: {notice}", file=sys.stderr, flush=True)
     if args.processes > 1 and not worker:
         from ..web.processes import run_processes
 
@@ -272,12 +276,14 @@ def _limits(args: argparse.Namespace) -> Any:
                   analyses_per_address=args.analyses_per_address)
 
 
-async def _check_store(app: Any) -> None:
+async def _check_store(app: Any) -> list[str]:
+    """Check the database; what the operator should read about it (e.g. it starts empty)."""
     store = app.state.store
     try:
         await store.check()
     finally:
         await store.engine.dispose()
+    return list(store.notices)
 
 
 def _one_line(e: BaseException) -> str:

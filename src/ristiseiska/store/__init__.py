@@ -5,6 +5,12 @@ configuration (rules, seats, match seed), which deals were started, every accept
 order, and what the host decided that no move shows (an early start, the stand-in bots).
 SQLite (the default, in the user's data directory) and PostgreSQL (``postgresql+psycopg://``)
 run the same code through SQLAlchemy's async engine.
+
+A SQLite file that changes under the running server (deleted, replaced, truncated or
+overwritten) is noticed before the next write is acknowledged: the store then refuses every
+write with :class:`StorageFault` until a restart (docs/web.md, "Storage"). A small ledger beside
+the file (``<file>.ledger``) remembers which database it was and how many tables it held, so
+that a restart refuses a database that lost tables instead of starting silently empty.
 """
 
 from __future__ import annotations
@@ -13,13 +19,17 @@ import asyncio
 import concurrent.futures
 import contextlib
 import json
+import logging
+import os
+import secrets
 import sqlite3
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import ForeignKey, Integer, String, Text, event, select
+from sqlalchemy import ForeignKey, Integer, String, Text, event, func, select
 from sqlalchemy import insert as sa_insert
 from sqlalchemy.dialects import postgresql
 from sqlalchemy.dialects import sqlite as sqlite_dialect
@@ -91,6 +101,38 @@ class StoredTable:
 
 class StoreError(Exception):
     """The database cannot be used; the message says why in one sentence."""
+
+
+class StorageFault(StoreError):
+    """The database file changed under the running server (deleted, replaced, truncated or
+    overwritten): nothing more is stored or acknowledged until the server is restarted."""
+
+
+log = logging.getLogger("ristiseiska.store")
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+# Written into the SQLite header (``PRAGMA application_id``): this is a ristiseiska database.
+# ``PRAGMA user_version`` holds a random number naming this one database (its ledger too).
+APPLICATION_ID = 0x52533139
+
+
+def ledger_path(path: Path) -> Path:
+    """The ledger kept beside a SQLite database file."""
+    return path.with_name(path.name + ".ledger")
+
+
+def read_ledger(path: Path) -> dict[str, Any] | None:
+    """The ledger beside ``path`` (``None`` when there is none or it cannot be read)."""
+    try:
+        data = json.loads(ledger_path(path).read_text("utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _header_ids(head: bytes) -> tuple[int, int]:
+    """(user_version, application_id) from a SQLite file's first 100 bytes."""
+    return int.from_bytes(head[60:64], "big"), int.from_bytes(head[68:72], "big")
 
 
 def sqlite_path(url: str) -> Path | None:
@@ -175,16 +217,180 @@ class Store:
         self._executor: concurrent.futures.ThreadPoolExecutor | None = None
         self._moves: asyncio.Queue[tuple[dict[str, Any], asyncio.Future[None]]] | None = None
         self._writer: asyncio.Task[None] | None = None
+        # Watching the SQLite file (see verify): its identity when opened, the largest size
+        # seen (a SQLite file never shrinks here: no VACUUM), the header ids it may show.
+        self.file = sqlite_path(self.url)
+        self._ident: tuple[int, int] | None = None
+        self._size = 0
+        self._stamp: tuple[int, int] | None = None  # (size, mtime) when last found sound
+        self._ids: tuple[set[int], set[int]] = (set(), set())
+        self.db_id = 0
+        self.fault: str | None = None  # set once, on the first fault noticed
+        self.on_fault: list[Callable[[str], None]] = []  # told once, on the event loop
+        self._told = False
+        self.notices: list[str] = []  # what the operator should read at start-up
 
     async def init(self) -> None:
+        """Create the tables, and for a SQLite file: check it against its ledger (a database
+        that lost tables, or another one, is refused) and start watching it."""
+        self._check_ledger_before_open()
+        existed = self.file is not None and self.file.exists()
         async with self.engine.begin() as conn:
             await conn.run_sync(Base.metadata.create_all)
+        if self.file is not None:
+            await self._arm(existed)
+
+    def _check_ledger_before_open(self) -> None:
+        """A database file that is gone although its ledger says it held tables: refuse to
+        create a new empty one in its place."""
+        if self.file is None or self.file.exists():
+            return
+        led = read_ledger(self.file)
+        if led and int(led.get("tables") or 0) > 0:
+            raise StoreError(
+                f"{self.file} is missing, but its ledger {ledger_path(self.file)} says it held "
+                f"{int(led['tables'])} tables: restore the database from a backup, or remove the "
+                "ledger to start with an empty database")
+
+    async def _arm(self, existed: bool) -> None:
+        """Give the database its ids (once), compare it with its ledger, then note the file's
+        identity, size and header for :meth:`verify`."""
+        assert self.file is not None
+        async with self.engine.begin() as conn:
+            uv = int((await conn.exec_driver_sql("PRAGMA user_version")).scalar() or 0)
+            app = int((await conn.exec_driver_sql("PRAGMA application_id")).scalar() or 0)
+            if uv == 0:
+                uv = secrets.randbelow(2**31 - 2) + 1
+                await conn.exec_driver_sql(f"PRAGMA user_version = {uv}")
+            if app != APPLICATION_ID:
+                await conn.exec_driver_sql(f"PRAGMA application_id = {APPLICATION_ID}")
+            count = int((await conn.exec_driver_sql("SELECT count(*) FROM rs_tables")).scalar()
+                        or 0)
+        async with self.engine.connect() as conn:
+            # the ids reach the file itself, where verify() reads them
+            await conn.exec_driver_sql("PRAGMA wal_checkpoint(PASSIVE)")  # never waits
+        self.db_id = uv
+        led = read_ledger(self.file)
+        if led is not None:
+            had, lid = int(led.get("tables") or 0), int(led.get("id") or 0)
+            if lid and lid != uv and had > 0:
+                raise StoreError(
+                    f"{self.file} is not the database this server kept its games in (its "
+                    f"ledger {ledger_path(self.file)} names another one with {had} tables): "
+                    "restore the right file, or remove the ledger to use this one")
+            if count < had:
+                raise StoreError(
+                    f"{self.file} holds {count} tables, but its ledger "
+                    f"{ledger_path(self.file)} says it held {had}: tables were lost; restore "
+                    "the database from a backup, or remove the ledger to go on with this one")
+        elif not existed:
+            self.notices.append(f"no database at {self.file}: starting with a new, empty one")
+        elif count == 0:
+            self.notices.append(f"the database {self.file} holds no tables yet")
+        self._write_ledger(count)
+        st = os.stat(self.file)
+        self._ident = (st.st_dev, st.st_ino)
+        self._size = st.st_size
+        with open(self.file, "rb") as f:
+            disk_uv, disk_app = _header_ids(f.read(100))
+        self._ids = ({disk_uv, uv}, {disk_app, APPLICATION_ID})
+
+    def _write_ledger(self, tables: int) -> None:
+        """Note (atomically) this database's id and its number of tables beside it."""
+        if self.file is None or not self.db_id:
+            return
+        led = read_ledger(self.file) or {}
+        if int(led.get("id") or 0) == self.db_id:
+            tables = max(tables, int(led.get("tables") or 0))
+        path = ledger_path(self.file)
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        try:
+            tmp.write_text(json.dumps({"database": str(self.file), "id": self.db_id,
+                                       "tables": tables, "updated": time.time()}) + "\n",
+                           "utf-8")
+            os.replace(tmp, path)
+        except OSError as e:
+            log.warning("cannot write the ledger %s: %s", path, e)
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+
+    def _probe(self) -> str | None:
+        """What is wrong with the database file now (``None``: it is the file opened, whole):
+        its identity (device, inode), a size never smaller than seen, and its header (SQLite's
+        magic text, this database's ids)."""
+        path = self.file
+        assert path is not None
+        try:
+            st = os.stat(path)
+            if (st.st_dev, st.st_ino) != self._ident:
+                return f"{path} was replaced by another file while the server ran"
+            if st.st_size < self._size:
+                return (f"{path} was truncated while the server ran ({st.st_size} bytes, "
+                        f"it had {self._size})")
+            if (st.st_size, st.st_mtime_ns) == self._stamp:
+                return None  # not written since its header was last found sound
+            with open(path, "rb") as f:
+                head = f.read(100)
+        except FileNotFoundError:
+            return f"{path} was deleted while the server ran"
+        except OSError as e:
+            return f"{path} cannot be read any more ({e.strerror or e})"
+        if len(head) < 100 or head[:16] != SQLITE_MAGIC:
+            return f"{path} was overwritten while the server ran: it is no longer a SQLite file"
+        uv, app = _header_ids(head)
+        if uv not in self._ids[0] or app not in self._ids[1]:
+            return f"{path} was overwritten with another database while the server ran"
+        # (The page count in the header is not compared with the size: a checkpoint writes
+        # page 1 before the pages that make the file longer, so a look taken meanwhile would
+        # cry wolf. A SQLite file here never shrinks, which catches a truncation.)
+        self._size = st.st_size
+        self._stamp = (st.st_size, st.st_mtime_ns)
+        return None
+
+    def verify(self, look: bool = True) -> None:
+        """Raise :class:`StorageFault` if the database file is no longer the one opened (or,
+        with ``look`` false, only if a fault was noticed before). Cheap: one ``stat``, and a
+        100-byte read of the header when the file was written since the last look."""
+        if self.fault is not None:
+            raise StorageFault(self.fault)
+        if self._ident is None or not look:
+            return
+        problem = self._probe()
+        if problem is not None:
+            self.fault = problem
+            log.error("storage fault: %s; no write is acknowledged any more (restart the "
+                      "server once the database is restored)", problem)
+            raise StorageFault(problem)
+
+    def tell_fault(self) -> None:
+        """Tell the listeners (on the event loop) once that a fault was noticed."""
+        if self.fault is None or self._told:
+            return
+        self._told = True
+        for listener in self.on_fault:
+            try:
+                listener(self.fault)
+            except Exception:  # noqa: BLE001 - a listener must not hide the fault
+                log.exception("a storage-fault listener failed")
+
+    @contextlib.asynccontextmanager
+    async def _write(self) -> Any:
+        """Around a write: refused at once after a fault; verified after its commit, so an
+        acknowledgement never rests on a file that is gone."""
+        try:
+            self.verify(look=False)
+            yield
+            self.verify()
+        except StorageFault:
+            self.tell_fault()
+            raise
 
     async def check(self) -> None:
         """Make sure the database can be used before the server says it is up: it opens, its
         pages are sound (SQLite), the tables are there and it can be written. Raises
         :class:`StoreError` with one sentence."""
         path = sqlite_path(self.url)
+        self._check_ledger_before_open()
         if path is not None and path.exists():
             if path.is_dir():
                 raise StoreError(f"{path} is a directory, not a database file")
@@ -192,8 +398,10 @@ class Store:
                 # an empty file is what a failed copy or a full disk leaves: never reuse it
                 raise StoreError(f"{path} is an empty file, not a ristiseiska database; "
                                  "remove it to start afresh, or restore it from a backup")
+        existed = path is not None and path.exists()
         try:
-            await self.init()
+            async with self.engine.begin() as conn:
+                await conn.run_sync(Base.metadata.create_all)
             async with self.engine.begin() as conn:
                 if path is not None:
                     rows = (await conn.exec_driver_sql("PRAGMA quick_check")).all()
@@ -206,6 +414,8 @@ class Store:
                     await conn.execute(select(table).limit(1))
                 # a no-op write: fails now on a read-only database rather than on first move
                 await conn.exec_driver_sql("UPDATE rs_tables SET finished = finished WHERE 1 = 0")
+            if path is not None:
+                await self._arm(existed)  # the ledger: no lost tables, not another database
         except StoreError:
             raise
         except Exception as e:  # noqa: BLE001 - every driver error becomes one sentence
@@ -238,6 +448,7 @@ class Store:
             conn.execute("PRAGMA foreign_keys=ON")
             self._direct_conn = conn
         conn = self._direct_conn
+        self.verify(look=False)  # nothing is written into a file known to be gone
         conn.execute("BEGIN IMMEDIATE")
         try:
             conn.executemany("INSERT INTO rs_moves (table_id, deal, ply, seat, move) "
@@ -246,10 +457,11 @@ class Store:
             conn.execute("ROLLBACK")
             raise
         conn.execute("COMMIT")
+        self.verify()  # committed, but into the file the server opened? (else: no ack)
 
     async def _insert(self, rows: list[dict[str, Any]]) -> None:
         if self._direct is None:
-            async with self.engine.begin() as conn:
+            async with self._write(), self.engine.begin() as conn:
                 await conn.execute(sa_insert(MoveRow), rows)
             return
         if self._executor is None:
@@ -259,17 +471,24 @@ class Store:
                                                          rows)
 
     async def create_table(self, table_id: str, config: dict[str, Any], names: list[str]) -> None:
-        async with self.session() as s, s.begin():
-            s.add(TableRow(id=table_id, created=time.time(), config=json.dumps(config)))
-            await s.flush()
-            for i, name in enumerate(names):
-                s.add(SeatRow(table_id=table_id, seat=i, name=name, token_hash=None))
+        count = 0
+        async with self._write():
+            async with self.session() as s, s.begin():
+                s.add(TableRow(id=table_id, created=time.time(), config=json.dumps(config)))
+                await s.flush()
+                for i, name in enumerate(names):
+                    s.add(SeatRow(table_id=table_id, seat=i, name=name, token_hash=None))
+                if self._ident is not None:
+                    count = int(await s.scalar(select(func.count()).select_from(TableRow))
+                                or 0)
+        if self._ident is not None:
+            self._write_ledger(count)  # a restart refuses a database with fewer tables
 
     async def claim_seat(self, table_id: str, seat: int, name: str, token_hash: str,
                          renames: dict[int, str] | None = None) -> bool:
         """Take a free seat; False when somebody already holds it. ``renames`` gives other
         (bot) seats new names in the same transaction."""
-        async with self.session() as s, s.begin():
+        async with self._write(), self.session() as s, s.begin():
             row = await s.get(SeatRow, (table_id, seat), with_for_update=True)
             if row is None or row.token_hash is not None:
                 return False
@@ -282,7 +501,7 @@ class Store:
             return True
 
     async def start_deal(self, table_id: str, deal: int) -> None:
-        async with self.session() as s, s.begin():
+        async with self._write(), self.session() as s, s.begin():
             s.add(DealRow(table_id=table_id, deal=deal, started=time.time()))
 
     async def add_move(self, table_id: str, deal: int, ply: int, seat: int, move: str) -> None:
@@ -307,6 +526,11 @@ class Store:
                 batch.append(queue.get_nowait())
             try:
                 await self._insert([row for row, _f in batch])
+            except StorageFault as e:
+                self.tell_fault()
+                for _row, fut in batch:
+                    if not fut.done():
+                        fut.set_exception(StorageFault(str(e)))
             except Exception:
                 for row, fut in batch:
                     try:
@@ -323,7 +547,7 @@ class Store:
                         fut.set_result(None)
 
     async def set_finished(self, table_id: str) -> None:
-        async with self.session() as s, s.begin():
+        async with self._write(), self.session() as s, s.begin():
             row = await s.get(TableRow, table_id)
             if row is not None:
                 row.finished = True
@@ -334,11 +558,16 @@ class Store:
         # one atomic upsert (both dialects spell it alike), so no reader sees half of it
         dialect = postgresql if self.engine.dialect.name == "postgresql" else sqlite_dialect
         stmt = dialect.insert(TableStateRow).values(table_id=table_id, **values)
-        async with self.engine.begin() as conn:
+        async with self._write(), self.engine.begin() as conn:
             await conn.execute(stmt.on_conflict_do_update(index_elements=["table_id"],
                                                           set_=values))
 
     async def load(self, table_id: str) -> StoredTable | None:
+        try:
+            self.verify()  # a table read from a file that was replaced is not the table
+        except StorageFault:
+            self.tell_fault()
+            raise
         async with self.session() as s:
             row = await s.get(TableRow, table_id)
             if row is None:

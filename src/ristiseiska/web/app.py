@@ -12,7 +12,9 @@ client → server
 server → client
   ``{"type": "state", "you": seat|null, "table": {…}, "sheet": {…}, "deal": n, "view": {…},
   "log": […], "labels": {…}}`` — ``view`` is ``Game.view(you).to_dict()``; a spectator's has no
-  hand and no moves; ``table`` (seats, rules) is left out when unchanged since the last state
+  hand and no moves; ``view`` is ``null`` for everyone, the host included, while the table
+  waits for its friends (``table.waiting``); ``table`` (seats, rules) is left out when
+  unchanged since the last state
   ``{"type": "ack", "move": "H6", "id": 7}`` (after the move is stored) ·
   ``{"type": "hint", "move": …, "reason": …}`` · ``{"type": "error", "code": …, "message": …}``
   · ``{"type": "pong"}``
@@ -81,7 +83,7 @@ MAX_BODY = 16384
 STATIC = resources.files("ristiseiska.web").joinpath("static")
 
 
-_STATUS = {"no-table": 404, "store": 503, "server-full": 429}
+_STATUS = {"no-table": 404, "store": 503, "storage-fault": 503, "server-full": 429}
 
 
 def _err(e: ActionError, status: int = 400) -> JSONResponse:

@@ -31,7 +31,7 @@ from ..match import Match
 from ..moves import Move, MoveError
 from ..record import record_from_game
 from ..rules import Rules
-from ..store import Store, StoredTable
+from ..store import StorageFault, Store, StoredTable
 from ..table import NO, Table
 from ..view import make_view, public_event
 from . import bots as botlib
@@ -62,8 +62,16 @@ except ImportError:  # pragma: no cover - orjson is a declared dependency
         return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
+# What a player is told when the database file changed under the server (the operator's log
+# says which file and how; a player is not told the server's paths).
+STORAGE_FAULT = ("the server's database was damaged or removed while it ran, so nothing more "
+                 "can be saved: this was not accepted. Tell whoever runs the server")
+
+
 def store_error(e: Exception, doing: str) -> ActionError:
     """A storage failure as a clear, stable error (nothing was changed)."""
+    if isinstance(e, StorageFault):
+        return ActionError("storage-fault", f"{doing}: {STORAGE_FAULT}")
     text = str(e).lower()
     if "readonly" in text or "read-only" in text or "read only" in text:
         why = "the database is read-only"
@@ -378,7 +386,10 @@ class LiveTable:
     def _view(self, seat: int | None) -> dict[str, Any] | None:
         """The view without its history (``"history"`` is a placeholder)."""
         g = self.game
-        if g is None:
+        if g is None or not self.started:
+            # Before the deal starts nobody sees anything of it, the host included: the deal
+            # is fixed by the seed committed at creation, but a host who saw a hand while
+            # waiting for friends could create tables until one had a good hand.
             return None
         if seat is None:  # the public part, built straight from the game (every broadcast)
             d = public_view(g)
@@ -386,8 +397,6 @@ class LiveTable:
             return self._decorate(g, d)
         if seat is not None:
             d = dict(make_view(g, seat, history=False).to_dict())
-            if not self.started:  # nobody moves before the deal starts
-                d["legal_moves"] = []
         else:
             # A spectator: the public part of a seat's view with everything private emptied
             # (hand, legal moves, dead cards); the history is the spectator's own.
@@ -416,7 +425,7 @@ class LiveTable:
         once and each seat gets only its own fields (hand, legal moves, dead cards), which
         are exactly the fields of ``SeatView.to_dict`` that depend on the seat."""
         g = self.game
-        if g is None:
+        if g is None or not self.started:  # nothing of a deal before it starts (_view)
             return dict.fromkeys(seats)
         base = self._view(None)
         assert base is not None
@@ -431,7 +440,7 @@ class LiveTable:
             d["seat"] = seat
             d["hand"] = [notes[c] for c in g.hand(seat)]
             d["legal_moves"] = ([m.text(mark) for m in g.legal_moves()]
-                                if g.to_move == seat and self.started else [])
+                                if g.to_move == seat else [])
             if "dead" in d:
                 d["dead"] = [notes[c] for c in g.dead_cards(seat)]
             out[seat] = d
@@ -611,8 +620,9 @@ class LiveTable:
         assert g is not None
         g.push(move)
         try:
+            # the canonical text that replays it: deck marks, rows, ends, jokers' cards
             await self.store.add_move(self.id, len(self.games) - 1, len(g.moves) - 1, seat,
-                                      str(move))
+                                      move.text(g.rules.distinct_decks))
         except Exception as e:
             g.pop()
             raise store_error(e, "the move could not be saved") from e
@@ -667,7 +677,7 @@ class LiveTable:
             await self._apply(seat, move)
         except IllegalMoveError as e:
             raise ActionError("illegal", str(e)) from e
-        return str(move)
+        return move.text(g.rules.distinct_decks)
 
     async def next_deal(self, seat: int | None) -> None:
         if seat is None:
@@ -691,19 +701,24 @@ class LiveTable:
 
     def hint(self, seat: int | None, lang: str) -> dict[str, Any]:
         move, reason = botlib.hint(self._hint_view(seat), lang)
-        return {"type": "hint", "move": str(move), "reason": reason}
+        return {"type": "hint", "move": self._move_text(move), "reason": reason}
 
     async def ahint(self, seat: int | None, lang: str) -> dict[str, Any]:
         """:meth:`hint` with the search in a thread (up to a second: the event loop goes on)."""
         view = self._hint_view(seat)
         move, reason = await asyncio.to_thread(botlib.hint, view, lang)
-        return {"type": "hint", "move": str(move), "reason": reason}
+        return {"type": "hint", "move": self._move_text(move), "reason": reason}
 
     def _hint_view(self, seat: int | None) -> Any:
         g = self.game
         if seat is None or g is None or g.is_over() or g.to_move != seat or not self.started:
             raise ActionError("no-hint", "a hint is given on your own move")
         return g.view(seat)
+
+    def _move_text(self, move: Move) -> str:
+        """A move as the text that replays it (the second deck's mark included)."""
+        g = self.game
+        return move.text(g.rules.distinct_decks) if g is not None else str(move)
 
     # -- bots -------------------------------------------------------------------------------
     def kick(self) -> None:
@@ -821,6 +836,16 @@ class Tables:
         self.live: dict[str, LiveTable] = {}
         self._loading = asyncio.Lock()
         self._sweeper: asyncio.Task[None] | None = None
+        # a storage fault is told at once to everyone at a live table: what they were last
+        # acknowledged may be lost, and nothing more will be
+        listeners = getattr(store, "on_fault", None)  # (test and benchmark stores have none)
+        if listeners is not None:
+            listeners.append(self._storage_fault)
+
+    def _storage_fault(self, _why: str) -> None:
+        err = ActionError("storage-fault", STORAGE_FAULT)
+        for t in list(self.live.values()):
+            t._error_all(err)
 
     async def get(self, table_id: str) -> LiveTable:
         t = self.live.get(table_id)
@@ -916,6 +941,10 @@ class Tables:
                 if now - last_sweep >= period:
                     self.unload_idle()
                     last_sweep = now
+                try:  # a database file changed under us is noticed even without writes
+                    getattr(self.store, "verify", lambda: None)()
+                except StorageFault:
+                    self.store.tell_fault()
                 if now - last_full >= gc_full_every:
                     gc.unfreeze()
                     gc.collect()

@@ -178,7 +178,7 @@ function Lobby({ lang }) {
     if (seed.trim()) body.seed = parseInt(seed, 10);
     const r = await fetch("/api/tables", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
     const data = await r.json();
-    if (!r.ok) { setError(data.error === "bad-rules" ? friendlyRulesError(data.message || "", meta) : t("web.error", { message: data.message || r.statusText })); return; }
+    if (!r.ok) { setError(data.error === "bad-rules" ? friendlyRulesError(data.message || "", meta) : data.error === "storage-fault" ? t("web.err.storage-fault") : t("web.error", { message: data.message || r.statusText })); return; }
     // The creator sits at the first friend seat straight away.
     const mine = seats.findIndex((s) => s.kind === "friend");
     if (mine >= 0) {
@@ -245,7 +245,7 @@ async function claimSeat(tableId, seat, name) {
     method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name }),
   });
   const data = await r.json();
-  if (!r.ok) throw new Error(data.message || r.statusText);
+  if (!r.ok) throw new Error(data.error === "storage-fault" ? t("web.err.storage-fault") : data.message || r.statusText);
   localStorage.setItem(`rs.seat.${tableId}`, JSON.stringify({ seat, token: data.token }));
   return data;
 }
