@@ -22,6 +22,7 @@ COMMANDS = {
     "replay": "replay",
     "tournament": "tournament",
     "analyze": "analyze",
+    "train": "train",
 }
 
 

@@ -22,6 +22,7 @@ from ..moves import Move
 from .base import Bot
 from .expert import BasicBot, ExpertBot
 from .master import MasterBot
+from .neural import NeuralBot
 from .policy import PolicyBot
 from .reasons import render
 from .simple import RandomBot
@@ -31,6 +32,7 @@ BOTS: dict[str, type[Bot]] = {
     "basic": BasicBot,
     "expert": ExpertBot,
     "master": MasterBot,
+    "neural": NeuralBot,
     "policy": PolicyBot,  # a trained policy from a file (path=...): not a level to pick
 }
 BOT_NAMES: tuple[str, ...] = tuple(k for k in BOTS if k != "policy")
@@ -64,4 +66,4 @@ def hint(view: Any, lang: str = "fi", level: str = "expert", seed: int = 0,
 
 
 __all__ = ["Bot", "BOT_NAMES", "BOTS", "get_bot", "hint", "RandomBot", "BasicBot", "ExpertBot",
-           "MasterBot", "PolicyBot"]
+           "MasterBot", "NeuralBot", "PolicyBot"]
