@@ -148,7 +148,9 @@ class VoidTracker:
 
     def __init__(self, rules: Rules, players: int, rows: int) -> None:
         self.n = players
-        self.void = np.zeros((rows, players, 52), np.float32)
+        # void[row, observer, seat]: what the observer knows ``seat`` does not hold (alike
+        # for every observer but the one who gave ``seat`` a card: it knows that card)
+        self.void = np.zeros((rows, players, players, 52), np.float32)
         self.mandatory = mandatory_cards(rules)
         self.closing = closing_cards(rules)
         from ..kernel import core, rule_arrays
@@ -162,7 +164,7 @@ class VoidTracker:
         """``(len(rows), n - 1, 52)``: the void of each opponent of ``seats``, next seat first."""
         rows = self._rows if rows is None else rows
         idx = (seats[:, None] + np.arange(1, self.n)[None, :]) % self.n
-        out: np.ndarray = self.void[rows[:, None], idx]
+        out: np.ndarray = self.void[rows[:, None], seats[:, None], idx]
         return out
 
     def update(self, actions: np.ndarray, seats: np.ndarray, fits_before: np.ndarray,
@@ -178,14 +180,18 @@ class VoidTracker:
             add = fits_before[fail]
             tok = actions[fail] == A_TOKEN
             add = np.where(tok[:, None], add * self.mandatory[None, :], add)
-            self.void[r, s] = np.maximum(self.void[r, s], add)
+            self.void[r, :, s] = np.maximum(self.void[r, :, s], add[:, None, :])
             draw = actions[fail] == A_DRAW
             if draw.any():
-                self.void[r[draw], s[draw]] = 0.0
+                self.void[r[draw], :, s[draw]] = 0.0
         give = actions >= A_GIVE
-        if give.any():  # the receiver (the seat to move next) holds an unseen card
+        if give.any():  # the receiver holds a card unseen by all but the giver; its turn is
+            # over, so the seat to move next is the one after it
             r = rows[give]
-            self.void[r, new_seats[give]] = 0.0
+            recv = (new_seats[give] - 1) % self.n
+            keep = self.void[r, seats[give], recv].copy()
+            self.void[r, :, recv] = 0.0
+            self.void[r, seats[give], recv] = keep
         if self.multi or self.extra:
             # a play the rules would have let the seat continue, but its turn ended: it held
             # no card that fitted after it
@@ -195,7 +201,8 @@ class VoidTracker:
             if play.any():
                 r = rows[play]
                 s = seats[play]
-                self.void[r, s] = np.maximum(self.void[r, s], new_obs[play, 104:156])
+                add = new_obs[play, 104:156]
+                self.void[r, :, s] = np.maximum(self.void[r, :, s], add[:, None, :])
         if done.any():
             self.void[done] = 0.0
 
@@ -216,4 +223,21 @@ def view_void(view: Any) -> np.ndarray:
         m &= (1 << 52) - 1
         if m:
             out[k - 1] = [(m >> c) & 1 for c in range(52)]
+    # infer() reads "the rules would have let it go on, but it did not" from the event after
+    # a play; when that play is the last event, the turn having passed on says the same
+    hist = view.history
+    rules = view.rules
+    if know.reliable and hist and (rules.multi_play or rules.extra_move) and rules.decks == 1:
+        e = hist[-1]
+        s = e["seat"]
+        if (e["type"] == "play" and s != view.seat and view.to_move != s
+                and view.hand_sizes[s] > 0 and e.get("as") is None and not rules.jokers):
+            from ..bots.knowledge import notation_map
+            from ..rl.encoding import Encoding
+
+            card = notation_map(rules).get(e.get("card"))
+            if card is not None and (rules.multi_play or closing_cards(rules)[int(card)] > 0):
+                fits = Encoding(rules, n).observe(view)[104:156]
+                k = (s - view.seat) % n
+                out[k - 1] = np.maximum(out[k - 1], fits)
     return out
