@@ -196,3 +196,19 @@ def test_void_tracker_agrees_with_the_bots_knowledge() -> None:
             if done[0]:
                 break
         assert compared > 10
+
+
+def test_a_rewritten_weights_file_is_read_again(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Training evaluates its checkpoint under one name as it changes: the bot must not keep
+    playing the first version it read (a cache by path alone did that)."""
+    import time
+
+    from ristiseiska.learn.net import Net
+
+    path = str(tmp_path / "w.npz")
+    Net(seed=1).save(path, {"steps": 1, "seconds": 1.0})
+    a = get_bot("neural", path=path).net.p["W1"].copy()
+    time.sleep(0.01)
+    Net(seed=2).save(path, {"steps": 2, "seconds": 2.0})
+    b = get_bot("neural", path=path).net.p["W1"]
+    assert not np.array_equal(a, b)

@@ -163,7 +163,18 @@ def packaged_path() -> str:
     return str(files("ristiseiska.learn").joinpath("weights/neural.npz"))
 
 
-@lru_cache(maxsize=4)
 def cached(path: str) -> tuple[Net, dict[str, Any]]:
-    """:func:`load`, cached per path (do not change the returned network)."""
+    """:func:`load`, cached per path and file version (a checkpoint rewritten under the same
+    name is read again; do not change the returned network)."""
+    import os
+
+    try:
+        st = os.stat(path)
+    except OSError:
+        return load(path)  # the clear error of a missing file
+    return _cached(os.path.abspath(path), st.st_mtime_ns, st.st_size)
+
+
+@lru_cache(maxsize=4)
+def _cached(path: str, mtime_ns: int, size: int) -> tuple[Net, dict[str, Any]]:
     return load(path)
