@@ -4,6 +4,7 @@ top of it), their weights in the package, fair information and determinism."""
 from __future__ import annotations
 
 import os
+import random
 
 import numpy as np
 import pytest
@@ -212,3 +213,26 @@ def test_a_rewritten_weights_file_is_read_again(tmp_path) -> None:  # type: igno
     Net(seed=2).save(path, {"steps": 2, "seconds": 2.0})
     b = get_bot("neural", path=path).net.p["W1"]
     assert not np.array_equal(a, b)
+
+
+def test_sampled_deals_are_weighted_by_the_opponents_plays() -> None:
+    """master-neural's weighting reads the opponents' recent card choices from the public
+    history and scores them in each sampled deal (finite, and not alike in every deal)."""
+    from ristiseiska.bots.master import MasterBot
+    from ristiseiska.learn.net import cached
+    from ristiseiska.learn.search import past_choices, policy_log_likelihood, resample
+
+    g = Game(preset("ristiseiska"), 4, seed=8)
+    filler = get_bot("expert", seed=0)
+    for _ in range(24):
+        g.push(filler.choose(g.view(g.to_move)))
+    v = g.view(g.to_move)
+    moments = past_choices(v, last=3)
+    assert moments and all(m["seat"] != v.seat for m in moments)
+    assert all(sum(1 for m in moments if m["seat"] == s) <= 3 for s in range(4))
+    masks = MasterBot(seed=1, beta=0.0)._world_masks(v, random.Random(2), 40)
+    net, _meta = cached(packaged_path())
+    ll = policy_log_likelihood(net, v, masks, moments, beta=20.0)
+    assert ll.shape == (40,) and np.isfinite(ll).all() and ll.std() > 0
+    idx = resample(ll, 10, 0.5)
+    assert idx.shape == (10,) and ((0 <= idx) & (idx < 40)).all()
