@@ -23,6 +23,7 @@ COMMANDS = {
     "tournament": "tournament",
     "analyze": "analyze",
     "puzzles": "puzzles",
+    "train": "train",
 }
 
 

@@ -10,7 +10,9 @@
 Levels (``BOT_NAMES``): ``random`` (uniform over the legal moves), ``basic`` (a simple
 heuristic), ``expert`` (rule-based on the strategy notes), ``master`` (determinized search; options
 ``iterations`` and ``time_limit``). ``policy`` (not a level: it needs ``path=``, a policy file
-trained by ``python -m ristiseiska.rl.train``) plays a learned linear policy. A bot receives only its seat's view and returns one of
+trained by ``python -m ristiseiska.rl.train``) plays a learned linear policy. ``neural`` plays the
+network learned by self-play (``ristiseiska train``, shipped in the package), ``master-neural``
+searches on top of it, ``master-classic`` is the classic ``master`` under a fixed name. A bot receives only its seat's view and returns one of
 ``view.legal_moves``; the same seed and view always give the same move.
 """
 
@@ -22,6 +24,7 @@ from ..moves import Move
 from .base import Bot
 from .expert import BasicBot, ExpertBot
 from .master import MasterBot
+from .neural import NeuralBot, NeuralMasterBot
 from .policy import PolicyBot
 from .reasons import render
 from .simple import RandomBot
@@ -31,9 +34,14 @@ BOTS: dict[str, type[Bot]] = {
     "basic": BasicBot,
     "expert": ExpertBot,
     "master": MasterBot,
+    "neural": NeuralBot,
+    "master-neural": NeuralMasterBot,
+    "master-classic": MasterBot,
     "policy": PolicyBot,  # a trained policy from a file (path=...): not a level to pick
 }
-BOT_NAMES: tuple[str, ...] = tuple(k for k in BOTS if k != "policy")
+# the levels offered in the games' menus (the learned bots and master-classic are picked by
+# name: ristiseiska tournament --bots neural,...)
+BOT_NAMES: tuple[str, ...] = ("random", "basic", "expert", "master")
 _HINT_BOTS: dict[tuple[Any, ...], Bot] = {}
 
 
@@ -64,4 +72,4 @@ def hint(view: Any, lang: str = "fi", level: str = "expert", seed: int = 0,
 
 
 __all__ = ["Bot", "BOT_NAMES", "BOTS", "get_bot", "hint", "RandomBot", "BasicBot", "ExpertBot",
-           "MasterBot", "PolicyBot"]
+           "MasterBot", "NeuralBot", "NeuralMasterBot", "PolicyBot"]

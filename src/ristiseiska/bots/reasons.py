@@ -128,6 +128,18 @@ TEXTS: dict[str, dict[str, str]] = {
         "fi": "{base} (Laskin {worlds} mahdollista korttijakoa: tällä siirrolla voitit {pct} % niistä.)",
         "en": "{base} (I tried {worlds} possible deals of the hidden cards: this move won {pct}% of them.)",
     },
+    "neural": {
+        "fi": "Oppineen neuroverkon valinta: {move}.",
+        "en": "The learned network's choice: {move}.",
+    },
+    "neural_fallback": {
+        "fi": "{base} (Neuroverkko ei pelaa näillä säännöillä, joten siirron valitsi asiantuntijabotti.)",
+        "en": "{base} (The network does not play these rules, so the expert bot chose this move.)",
+    },
+    "master_neural": {
+        "fi": "{base} (Kokeilin {worlds} mahdollista korttijakoa oppineen mallin peleillä: tämä siirto arvioitiin parhaaksi.)",
+        "en": "{base} (I tried {worlds} possible deals of the hidden cards, played on by the learned network: this move came out best.)",
+    },
 }
 
 

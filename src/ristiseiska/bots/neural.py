@@ -1,0 +1,200 @@
+"""The ``neural`` bot: the learned action-value network alone (:mod:`ristiseiska.learn`).
+
+    >>> from ristiseiska import Game, Rules
+    >>> from ristiseiska.bots import get_bot
+    >>> g = Game(Rules(), players=4, seed=1)
+    >>> get_bot("neural", seed=1).choose(g.view(g.to_move)) in g.legal_moves()
+    True
+
+It reads only its seat's view: the observation of :mod:`ristiseiska.rl.encoding`, the
+opponents' known-absent cards from the public history (:func:`ristiseiska.learn.features.view_void`)
+and the rules, and plays the legal move of highest value — a few milliseconds a move, no
+search. ``path=`` loads other weights (``ristiseiska train --out FILE``); the default is the
+network shipped in the package. The network plays every rule set of the compiled kernel at
+3–6 players (trained on ``ristiseiska``, ``ristiseiska-pyynto``, ``sjuan`` and ``fan-tan``);
+elsewhere (two decks, jokers, two players) it plays the ``expert`` bot's move and says so in
+its reason (``neural_fallback``). Deterministic: no randomness at all (ties go to the first
+legal move).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..moves import Move
+from .base import Bot, Reason, legal_of
+from .expert import ExpertBot
+
+
+class NeuralBot(Bot):
+    name = "neural"
+
+    def __init__(self, seed: int | None = None, path: str | None = None, **options: Any) -> None:
+        super().__init__(seed=seed, **options)
+        from ..learn import net as netmod
+
+        self.path = str(path) if path is not None else netmod.packaged_path()
+        self.net, self.meta = netmod.cached(self.path)
+        self._fallback: ExpertBot | None = None
+
+    def fallback_bot(self) -> ExpertBot:
+        if self._fallback is None:
+            self._fallback = ExpertBot(seed=self.seed)
+        return self._fallback
+
+    def unsupported(self, view: Any) -> str | None:
+        """Why the network does not play this view's rules (``None``: it does)."""
+        from ..learn.features import supported
+
+        return supported(view.rules, view.players)
+
+    def action_values(self, view: Any) -> tuple[list[Move], np.ndarray]:
+        """The legal moves and the network's value of each (for the seat of ``view``)."""
+        from ..learn import features as F
+        from ..learn.dmc import action_phi
+        from ..rl.encoding import Encoding
+
+        legal = list(legal_of(view))
+        enc = Encoding(view.rules, view.players)
+        obs = enc.observe(view)[None, :]
+        void = F.view_void(view)[None]
+        X = F.build(obs, view.players, void, view.rules)
+        q = self.net.q(X, action_phi(obs, view.players, view.rules))[0]
+        ids = [enc.move_to_action(m) for m in legal]
+        return legal, q[ids].astype(np.float64)
+
+    def decide(self, view: Any) -> tuple[Move, Reason]:
+        why = self.unsupported(view)
+        if why is not None:
+            move, reason = self.fallback_bot().decide(view)
+            return move, ("neural_fallback", {"base": reason, "why": why})
+        legal = list(legal_of(view))
+        if len(legal) == 1:
+            return self.fallback_bot().decide(view)
+        legal, q = self.action_values(view)
+        k = int(np.argmax(q))
+        return legal[k], ("neural", {"move": str(legal[k])})
+
+
+class NeuralMasterBot(Bot):
+    """Search on top of the learned network (:mod:`ristiseiska.learn.search`): sampled deals
+    of the hidden cards weighted by how likely the network finds the opponents' recent plays,
+    every candidate move played on by the network for every seat until the bot's ``depth``-th
+    next turn (0: to the end of the deal), where the network's value cuts the playout short.
+
+    Options: ``worlds`` (deals kept, default 48), ``oversample`` (deals drawn per deal kept,
+    default 4), ``beta`` (sharpness of the weighting; 0 keeps the deals unweighted),
+    ``last`` (recent plays scored per opponent), ``depth``, ``path`` (weights). Deterministic
+    for a seed and a view; no time cap (the work per move is fixed). Rule sets the network does
+    not play go to the classic master bot (reason ``neural_fallback``).
+    """
+
+    name = "master-neural"
+
+    def __init__(self, seed: int | None = None, path: str | None = None, worlds: int = 48,
+                 oversample: int = 4, beta: float = 1.0, last: int = 4, depth: int = 2,
+                 prior: float = 0.0, **options: Any) -> None:
+        super().__init__(seed=seed, **options)
+        for label, v, lo in (("worlds", worlds, 1), ("oversample", oversample, 1),
+                             ("last", last, 0), ("depth", depth, 0)):
+            if not isinstance(v, int) or isinstance(v, bool) or v < lo:
+                raise ValueError(f"{label} must be an integer ≥ {lo}, not {v!r}")
+        for label, x in (("beta", beta), ("prior", prior)):
+            if not isinstance(x, int | float) or x < 0:
+                raise ValueError(f"{label} must be a number ≥ 0, not {x!r}")
+        self.worlds, self.oversample, self.last, self.depth = worlds, oversample, last, depth
+        self.beta, self.prior = float(beta), float(prior)
+        self.policy = NeuralBot(seed=self.seed, path=path)
+        self.net = self.policy.net
+        from .master import MasterBot
+
+        # the classic bot's compiled sampler (its own weighting off: the network weighs)
+        self._sampler = MasterBot(seed=self.seed, beta=0.0)
+        self._classic: Bot | None = None
+        self.last_stats: dict[str, Any] = {}
+
+    def classic(self) -> Bot:
+        if self._classic is None:
+            from .master import MasterBot
+
+            self._classic = MasterBot(seed=self.seed)
+        return self._classic
+
+    def decide(self, view: Any) -> tuple[Move, Reason]:
+        why = self.policy.unsupported(view)
+        if why is not None:
+            move, reason = self.classic().decide(view)
+            return move, ("neural_fallback", {"base": reason, "why": why})
+        legal = list(legal_of(view))
+        if len(legal) == 1:
+            return self.policy.fallback_bot().decide(view)
+        values = self.search(view, legal)
+        if values is None:  # no sampled deals (open cards): the network's own choice
+            return self.policy.decide(view)
+        if self.prior:
+            _legal, q = self.policy.action_values(view)
+            values = values + self.prior * q
+        k = int(np.argmax(values))
+        move = legal[k]
+        base = self.policy.fallback_bot().reason_for(view, move)
+        return move, ("master_neural", {"base": base, "worlds": self.last_stats["worlds"]})
+
+    def search(self, view: Any, legal: list[Move]) -> np.ndarray | None:
+        """The mean playout outcome of every legal move (``win - points / scale``)."""
+        import time
+
+        from .. import kernel
+        from ..learn import features as F
+        from ..learn.search import (
+            Playouts,
+            past_choices,
+            policy_log_likelihood,
+            resample,
+            scale_for,
+        )
+        from .master import game_of_world, worlds_after
+
+        t0 = time.perf_counter()
+        me, n = view.seat, view.players
+        rng = self.rng_for(view)
+        total = self.worlds * (self.oversample if self.beta > 0 else 1)
+        masks = self._sampler._world_masks(view, rng, total)
+        if masks is None:
+            return None
+        if self.beta > 0 and self.last > 0:
+            moments = past_choices(view, self.last)
+            ll = policy_log_likelihood(self.net, view, masks, moments, self.beta)
+            masks = masks[resample(ll, self.worlds, rng.random())]
+        else:
+            masks = masks[:self.worlds]
+        W = masks.shape[0]
+        scale = scale_for(view.rules, n)
+        base = game_of_world(view, masks[0], rng)
+        rel = F.view_void(view)
+        voids = np.zeros((n, 52), np.float32)
+        for k in range(1, n):
+            voids[(me + k) % n] = rel[k - 1]
+        values = np.zeros(len(legal))
+        todo: list[tuple[int, dict[str, Any], np.ndarray]] = []
+        for i, m in enumerate(legal):
+            g = base.copy()
+            g.push(m)
+            if g.is_over():
+                res = g.result
+                assert res is not None
+                values[i] = float(res.winner == me) - float(res.points[me]) / scale
+                continue
+            todo.append((i, kernel.position_from_game(g), worlds_after(masks, base, g)))
+        if todo:
+            play = Playouts(self.net, view.rules, n, W * len(todo), scale)
+            for j, (_i, pos, hands) in enumerate(todo):
+                play.load(slice(j * W, (j + 1) * W), pos, hands, voids)
+            play.ready()
+            out = play.run(me, self.depth)
+            for j, (i, _pos, _hands) in enumerate(todo):
+                values[i] = float(out[j * W:(j + 1) * W].mean())
+        self.last_stats = {"worlds": W, "seconds": time.perf_counter() - t0,
+                           "moves": [str(m) for m in legal], "value": values.tolist()}
+        return values

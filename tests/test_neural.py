@@ -1,0 +1,238 @@
+"""The learned bots (issue 22): ``neural`` (the network alone) and ``master-neural`` (search on
+top of it), their weights in the package, fair information and determinism."""
+
+from __future__ import annotations
+
+import os
+import random
+
+import numpy as np
+import pytest
+
+from ristiseiska import Game
+from ristiseiska.bots import BOTS, get_bot
+from ristiseiska.bots.reasons import render
+from ristiseiska.learn import features as F
+from ristiseiska.learn.net import NetError, load, packaged_path
+from ristiseiska.rules import preset
+
+CLAIMED = ("ristiseiska", "ristiseiska-pyynto", "sjuan", "fan-tan")
+
+
+def play_deal(rules, n, seed, bots):  # type: ignore[no-untyped-def]
+    g = Game(rules, n, seed=seed)
+    reasons = []
+    while not g.is_over():
+        s = g.to_move
+        v = g.view(s)
+        move, reason = bots[s].decide(v)
+        assert move in g.legal_moves()
+        reasons.append(reason[0])
+        g.push(move)
+    return g, reasons
+
+
+def test_weights_ship_in_the_package_and_load() -> None:
+    path = packaged_path()
+    assert os.path.isfile(path)
+    assert os.path.getsize(path) < 4_000_000  # a few MB at most
+    net, meta = load(path)
+    assert meta["format"] == "ristiseiska-neural-q"
+    assert meta["steps"] > 0 and meta["seconds"] > 0  # the training run is recorded
+    assert net.p["W1"].shape[0] == F.FEATURE_SIZE
+
+
+def test_registry_names() -> None:
+    assert BOTS["master-classic"] is BOTS["master"] or BOTS["master-classic"].__name__ == "MasterBot"
+    for name in ("neural", "master-neural", "master-classic"):
+        assert get_bot(name, seed=1) is not None
+
+
+@pytest.mark.parametrize("name", CLAIMED)
+@pytest.mark.parametrize("n", [3, 4, 5, 6])
+def test_neural_plays_every_claimed_rule_set(name: str, n: int) -> None:
+    rules = preset(name)
+    bots = [get_bot("neural", seed=s) for s in range(n)]
+    g, reasons = play_deal(rules, n, 7 + n, bots)
+    assert g.result is not None
+    assert "neural" in reasons and "neural_fallback" not in reasons
+
+
+@pytest.mark.parametrize("name", CLAIMED)
+def test_master_neural_plays_every_claimed_rule_set(name: str) -> None:
+    rules = preset(name)
+    bots = [get_bot("master-neural", seed=1, worlds=6, oversample=2),
+            get_bot("expert", seed=2), get_bot("master-neural", seed=3, worlds=4, depth=0),
+            get_bot("random", seed=4)]
+    g, reasons = play_deal(rules, 4, 21, bots)
+    assert g.result is not None
+    assert "master_neural" in reasons and "neural_fallback" not in reasons
+
+
+@pytest.mark.parametrize("name", ["neural", "master-neural"])
+def test_fall_back_clearly_where_the_network_does_not_play(name: str) -> None:
+    rules = preset("kaksi-pakkaa")  # two decks: not a kernel rule set
+    g = Game(rules, 4, seed=3)
+    bot = get_bot(name, seed=1)
+    for _ in range(12):
+        if g.is_over():
+            break
+        v = g.view(g.to_move)
+        move, (key, params) = bot.decide(v)
+        assert move in g.legal_moves()
+        assert key == "neural_fallback" and "two decks" in params["why"]
+        for lang in ("fi", "en"):
+            assert render(key, params, lang)
+        g.push(move)
+
+
+def _same_story_other_cards(g: Game, seat: int):  # type: ignore[no-untyped-def]
+    """Views of ``seat`` in deals that swap one still-hidden card between two opponents'
+    hands and replay the same moves (skipping swaps that change the public story)."""
+    n = g.n
+    opp = [t for t in range(n) if t != seat]
+    v = g.view(seat)
+    for x, y in ((opp[0], opp[1]), (opp[1], opp[2]), (opp[0], opp[2])):
+        for a in g.hand(x):
+            for b in g.hand(y):
+                hands = [list(h) for h in g.initial_hands]
+                hands[x][hands[x].index(a)] = b
+                hands[y][hands[y].index(b)] = a
+                alt = Game(g.rules, n, hands=hands)
+                try:
+                    for m in g.moves:
+                        alt.push(m)
+                except ValueError:
+                    continue
+                va = alt.view(seat)
+                if va.history == v.history and va.hand == v.hand:
+                    assert alt.hand(x) != g.hand(x)
+                    yield va
+                    break
+
+
+@pytest.mark.parametrize("name,opts", [("neural", {}),
+                                       ("master-neural", {"worlds": 6, "oversample": 2})])
+def test_never_sees_hidden_cards(name: str, opts: dict) -> None:  # type: ignore[type-arg]
+    rules = preset("ristiseiska")
+    g = Game(rules, 4, seed=12)
+    filler = get_bot("expert", seed=0)
+    checked = 0
+    for step in range(60):
+        if g.is_over() or checked >= 4:
+            break
+        s = g.to_move
+        v = g.view(s)
+        if len(v.legal_moves) > 1 and step >= 8:
+            for va in _same_story_other_cards(g, s):
+                bot = get_bot(name, seed=5, **opts)
+                assert bot.decide(v) == get_bot(name, seed=5, **opts).decide(va)
+                checked += 1
+                if checked % 2 == 0:
+                    break
+        g.push(filler.choose(v))
+    assert checked >= 2
+
+
+def test_master_neural_is_deterministic_for_a_seed() -> None:
+    g = Game(preset("ristiseiska"), 4, seed=31)
+    filler = get_bot("expert", seed=0)
+    for _ in range(14):
+        g.push(filler.choose(g.view(g.to_move)))
+    v = g.view(g.to_move)
+    a = get_bot("master-neural", seed=9, worlds=8)
+    b = get_bot("master-neural", seed=9, worlds=8)
+    assert a.decide(v) == b.decide(v) == a.decide(v)
+
+
+def test_bad_options_and_files_give_clear_errors(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(NetError, match="does not exist"):
+        get_bot("neural", path=str(tmp_path / "missing.npz"))
+    bad = tmp_path / "bad.npz"
+    np.savez(bad, W=np.zeros(3))
+    with pytest.raises(NetError):
+        get_bot("neural", path=str(bad))
+    for opts in ({"worlds": 0}, {"depth": -1}, {"beta": -1.0}, {"oversample": "x"}):
+        with pytest.raises(ValueError):
+            get_bot("master-neural", **opts)
+
+
+def test_void_tracker_agrees_with_the_bots_knowledge() -> None:
+    """Training's known-absent cards (tracked in the vector environment) are what a bot reads
+    from its view: replay vector-environment deals in the engine and compare at every move."""
+    from ristiseiska.kernel.vecenv import VecEnv
+    from ristiseiska.rl.encoding import Encoding
+
+    for name in ("ristiseiska", "sjuan", "ristiseiska-pyynto"):
+        rules = preset(name)
+        n = 4
+        env = VecEnv(rules, n, 1, seed=5)
+        tr = F.VoidTracker(rules, n, 1)
+        obs, mask, seat = env.reset()
+        setup = env.deal_setup(0)
+        from ristiseiska.cards import Card
+
+        g = Game(rules, n, dealer=setup["dealer"], hands=[[Card(c) for c in h] for h in setup["hands"]])
+        enc = Encoding(rules, n)
+        rng = np.random.default_rng(1)
+        compared = 0
+        while not g.is_over():
+            s = int(seat[0])
+            v = g.view(s)
+            assert np.array_equal(enc.observe(v), obs[0])
+            if any(e["type"] == "give" for e in v.history):
+                # after a given card the bots' knowledge is more careful than training's
+                # (documented in learn/features.py): compare up to there
+                break
+            mine = tr.relative(np.array([s]))[0]
+            assert np.array_equal(mine, F.view_void(v)), (name, len(v.history))
+            compared += 1
+            a = env.random_actions(rng)
+            move = next(m for m in g.legal_moves() if enc.move_to_action(m) == int(a[0]))
+            fits = obs[:, 104:156].copy()
+            obs, mask, seat2, _r, done = env.step(a)
+            tr.update(a, np.array([s]), fits, seat2.copy(), obs, done)
+            seat = seat2
+            g.push(move)
+            if done[0]:
+                break
+        assert compared > 10
+
+
+def test_a_rewritten_weights_file_is_read_again(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Training evaluates its checkpoint under one name as it changes: the bot must not keep
+    playing the first version it read (a cache by path alone did that)."""
+    import time
+
+    from ristiseiska.learn.net import Net
+
+    path = str(tmp_path / "w.npz")
+    Net(seed=1).save(path, {"steps": 1, "seconds": 1.0})
+    a = get_bot("neural", path=path).net.p["W1"].copy()
+    time.sleep(0.01)
+    Net(seed=2).save(path, {"steps": 2, "seconds": 2.0})
+    b = get_bot("neural", path=path).net.p["W1"]
+    assert not np.array_equal(a, b)
+
+
+def test_sampled_deals_are_weighted_by_the_opponents_plays() -> None:
+    """master-neural's weighting reads the opponents' recent card choices from the public
+    history and scores them in each sampled deal (finite, and not alike in every deal)."""
+    from ristiseiska.bots.master import MasterBot
+    from ristiseiska.learn.net import cached
+    from ristiseiska.learn.search import past_choices, policy_log_likelihood, resample
+
+    g = Game(preset("ristiseiska"), 4, seed=8)
+    filler = get_bot("expert", seed=0)
+    for _ in range(24):
+        g.push(filler.choose(g.view(g.to_move)))
+    v = g.view(g.to_move)
+    moments = past_choices(v, last=3)
+    assert moments and all(m["seat"] != v.seat for m in moments)
+    assert all(sum(1 for m in moments if m["seat"] == s) <= 3 for s in range(4))
+    masks = MasterBot(seed=1, beta=0.0)._world_masks(v, random.Random(2), 40)
+    net, _meta = cached(packaged_path())
+    ll = policy_log_likelihood(net, v, masks, moments, beta=20.0)
+    assert ll.shape == (40,) and np.isfinite(ll).all() and ll.std() > 0
+    idx = resample(ll, 10, 0.5)
+    assert idx.shape == (10,) and ((0 <= idx) & (idx < 40)).all()
