@@ -178,6 +178,15 @@ def normalise_url(url: str) -> str:
     return url
 
 
+def _checkpoint(path: Path) -> None:
+    """Copy what the write-ahead log holds into the database file, never waiting for a lock."""
+    conn = sqlite3.connect(path, timeout=30, isolation_level=None)
+    try:
+        conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+    finally:
+        conn.close()
+
+
 class Store:
     """The repository the web app uses. Every write is committed before it returns."""
 
@@ -221,6 +230,7 @@ class Store:
         # seen (a SQLite file never shrinks here: no VACUUM), the header ids it may show.
         self.file = sqlite_path(self.url)
         self._ident: tuple[int, int] | None = None
+        self._fd: int | None = None  # the file, for reading its header (see _arm)
         self._size = 0
         self._stamp: tuple[int, int] | None = None  # (size, mtime) when last found sound
         self._ids: tuple[set[int], set[int]] = (set(), set())
@@ -266,9 +276,10 @@ class Store:
                 await conn.exec_driver_sql(f"PRAGMA application_id = {APPLICATION_ID}")
             count = int((await conn.exec_driver_sql("SELECT count(*) FROM rs_tables")).scalar()
                         or 0)
-        async with self.engine.connect() as conn:
-            # the ids reach the file itself, where verify() reads them
-            await conn.exec_driver_sql("PRAGMA wal_checkpoint(PASSIVE)")  # never waits
+        # the ids reach the file itself, where verify() reads them; on a connection of its
+        # own, outside any transaction (a shared store begins every transaction at once, and
+        # a checkpoint inside one fails with "database table is locked")
+        await asyncio.to_thread(_checkpoint, self.file)
         self.db_id = uv
         led = read_ledger(self.file)
         if led is not None:
@@ -288,11 +299,22 @@ class Store:
         elif count == 0:
             self.notices.append(f"the database {self.file} holds no tables yet")
         self._write_ledger(count)
+        # The header is read through one descriptor kept open for the store's life: closing
+        # any descriptor of the file would drop every POSIX lock this process holds on it
+        # (SQLite's among them), and another process closing its last connection could then
+        # delete the write-ahead log under this one's feet, with every write since.
         st = os.stat(self.file)
+        if self._fd is not None:
+            kept = os.fstat(self._fd)
+            if (kept.st_dev, kept.st_ino) != (st.st_dev, st.st_ino):
+                os.close(self._fd)  # another file (its locks are not this file's)
+                self._fd = None
+        if self._fd is None:
+            self._fd = os.open(self.file, os.O_RDONLY)
+            st = os.fstat(self._fd)
         self._ident = (st.st_dev, st.st_ino)
         self._size = st.st_size
-        with open(self.file, "rb") as f:
-            disk_uv, disk_app = _header_ids(f.read(100))
+        disk_uv, disk_app = _header_ids(os.pread(self._fd, 100, 0))
         self._ids = ({disk_uv, uv}, {disk_app, APPLICATION_ID})
 
     def _write_ledger(self, tables: int) -> None:
@@ -329,8 +351,8 @@ class Store:
                         f"it had {self._size})")
             if (st.st_size, st.st_mtime_ns) == self._stamp:
                 return None  # not written since its header was last found sound
-            with open(path, "rb") as f:
-                head = f.read(100)
+            assert self._fd is not None  # the same file as the one opened (its identity)
+            head = os.pread(self._fd, 100, 0)
         except FileNotFoundError:
             return f"{path} was deleted while the server ran"
         except OSError as e:
@@ -431,6 +453,9 @@ class Store:
             self._executor.shutdown(wait=True)
             self._executor = None
         await self.engine.dispose()
+        if self._fd is not None:  # after SQLite's own descriptors are closed (see _arm)
+            os.close(self._fd)
+            self._fd = None
 
     def _close_direct(self) -> None:
         if self._direct_conn is not None:
