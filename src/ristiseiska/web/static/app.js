@@ -17,13 +17,21 @@ function App() {
   if (!ready) return html`<main>…</main>`;
   const m = location.pathname.match(/^\/t\/([A-Za-z0-9_-]{8,64})/);
   const langButton = (code, label) => html`<button data-action=${"lang-" + code} class=${"lang" + (lang === code ? " active" : "")}
-      aria-pressed=${lang === code ? "true" : "false"} lang=${code} onClick=${() => setLang(code)}>${label}</button>`;
+      aria-pressed=${lang === code ? "true" : "false"} lang=${code} onClick=${() => setLang(code)}><span class="long">${label}</span><span class="short">${code.toUpperCase()}</span></button>`;
+  const langs = html`<span class="langs" role="group" aria-label=${t("web.lang")}>${langButton("fi", "suomi")}${langButton("en", "English")}</span>`;
+  // The table is a room of its own: the felt fills the window and its top bar has the rest.
+  if (m) return html`<main class="tablemain"><${TablePage} id=${m[1]} lang=${lang} key=${m[1]} langs=${langs}/></main>`;
   return html`
     <header>
       <h1><a href="/" data-action="lobby">♣7 ${t("web.title")}</a></h1>
-      <span class="langs" role="group" aria-label=${t("web.lang")}>${langButton("fi", "suomi")}${langButton("en", "English")}</span>
+      ${langs}
     </header>
-    <main>${m ? html`<${TablePage} id=${m[1]} lang=${lang} key=${m[1]}/>` : html`<${Lobby} lang=${lang}/>`}</main>`;
+    <main><${Lobby} lang=${lang}/></main>`;
 }
+
+// Keyboard or pointer: the focus ring is drawn only while the keyboard is in use.
+document.documentElement.dataset.input = "pointer";
+addEventListener("keydown", (e) => { if (!e.ctrlKey && !e.metaKey && !e.altKey) document.documentElement.dataset.input = "keyboard"; }, true);
+addEventListener("pointerdown", () => { document.documentElement.dataset.input = "pointer"; }, true);
 
 render(html`<${App}/>`, document.getElementById("app"));

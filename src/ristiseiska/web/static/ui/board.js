@@ -32,7 +32,10 @@ export function Board({ view, lastPlay, mark, you = null, handRef = null, replay
       { duration: 450, easing: "cubic-bezier(.2,.7,.3,1)" });
     b.dataset.animFrom = String(lastPlay.seat);
   }, [key]);
-  return html`<div class=${"board cols" + cols} data-testid="board" ref=${boardRef}>${view.rows.map((r) => {
+  const nrows = view.rows.length;
+  // the card size follows the rows there are (computed values go through element.style)
+  useLayoutEffect(() => { if (boardRef.current) boardRef.current.style.setProperty("--rows", String(Math.max(nrows, 1))); }, [nrows]);
+  return html`<div class=${"board cols" + cols + (view.rows.length > 4 ? " many" : "")} data-testid="board" ref=${boardRef}>${view.rows.map((r) => {
     const suit = "CDHS"[r.suit];
     const [lo, hi] = L ? L.ends[r.row] : [0, r.cards.length - 1];
     const jokers = {};
@@ -62,4 +65,12 @@ export function Board({ view, lastPlay, mark, you = null, handRef = null, replay
     return html`<div class=${"trow" + (r.low_closed ? " low-closed" : "") + (r.high_closed ? " high-closed" : "")} data-row=${r.row}
         role="group" aria-label=${`${t("webtable.row", { suit: t(`webtable.suit.${suit}`) })}${r.deck ? " (2)" : ""}: ${desc}`}>${cells}</div>`;
   })}</div>`;
+}
+
+// The stock of the two-player games: a pile of backs (thicker the more it holds) and its count.
+export function Stock({ n }) {
+  const layers = Math.min(5, Math.ceil(n / 4));
+  return html`<div class="stock" data-testid="stock" data-count=${n} role="img" aria-label=${t("web.table.stock", { n })}>
+    <span class="pile" aria-hidden="true">${Array.from({ length: layers }, (_, k) => html`<span class="back" key=${k}></span>`)}</span>
+    <span class="stock-n" aria-hidden="true">${n}</span></div>`;
 }

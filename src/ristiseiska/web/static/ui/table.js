@@ -6,7 +6,9 @@ import { useToasts, Toasts } from "./toasts.js";
 import { useTableSocket } from "./socket.js";
 import { chime } from "./sound.js";
 import { Seat, Opponents } from "./players.js";
-import { Board } from "./board.js";
+import { Board, Stock } from "./board.js";
+import { Hand } from "./hand.js";
+import { Menu } from "./menu.js";
 import { Result, Sheet } from "./result.js";
 import { RulesModal, HistoryModal } from "./dialogs.js";
 import { claimSeat } from "./lobby.js";
@@ -25,7 +27,7 @@ export function lastPlayOf(history) {
   return null;
 }
 
-export function TablePage({ id, lang }) {
+export function TablePage({ id, lang, langs = null }) {
   const { toasts, push, clear } = useToasts();
   const onError = (msg) => {
     const key = `web.err.${msg.code}`, key2 = `webtable.err.${msg.code}`;
@@ -42,7 +44,7 @@ export function TablePage({ id, lang }) {
   const [sound, setSound] = useState(localStorage.getItem("rs.sound") === "1");
   const handRef = useRef(null);
   const handFocus = useRef({ inside: false, index: 0 });
-  const inviteRef = useRef(null);
+  const [drawer, setDrawer] = useState(null);
 
   const view = state && state.view;
   const you = state ? state.you : null;
@@ -141,11 +143,13 @@ export function TablePage({ id, lang }) {
       await navigator.clipboard.writeText(invite);
       push(t("webtable.copied"));
     } catch (e) {
-      const el = inviteRef.current;
-      if (el) { el.focus(); el.select(); }
+      const el = document.createElement("textarea");
+      el.value = invite; el.readOnly = true; el.className = "offscreen";
+      document.body.appendChild(el); el.select();
       let ok = false;
       try { ok = document.execCommand("copy"); } catch (e2) { ok = false; }
-      push(ok ? t("webtable.copied") : t("webtable.copy_manual"));
+      el.remove();
+      push(ok ? t("webtable.copied") : `${t("webtable.copy_manual")} ${invite}`, "info", ok ? 3000 : 12000);
     }
   };
   let status = "";
@@ -178,63 +182,69 @@ export function TablePage({ id, lang }) {
   const isHost = you !== null && table.host === you;
   const lastPlay = view ? lastPlayOf(view.history) : null;
 
+  const freeFriendSeat = table.seats.some((s) => s.kind === "friend" && !s.taken);
+  const totals = sheet.rows.length ? sheet.totals : null;
+  const stock = view && view.stock_size > 0 ? view.stock_size : 0;
+  const menuItems = [
+    { action: "rules", label: t("web.action.rules"), key: "R", run: () => setModal("rules") },
+    { action: "history", label: t("web.action.history"), run: () => setModal("history") },
+    { action: "show-log", label: t("webtable.log"), run: () => setDrawer("log"), narrow: true },
+    { action: "show-sheet", label: t("webtable.sheet"), run: () => setDrawer("sheet"), narrow: true },
+    { action: "sound", label: `♪ ${t("webtable.sound")}`, pressed: sound, help: t("webtable.sound_help"),
+      run: () => { const v = !sound; localStorage.setItem("rs.sound", v ? "1" : "0"); setSound(v); if (v) chime(); } },
+    { action: "lobby", label: t("room.menu.lobby"), href: "/" },
+  ];
+
   return html`
     ${conn === "reconnecting" && html`<div class="notice conn" role="status" data-testid="reconnecting">${t("web.table.reconnecting")}</div>`}
-    <div class="toolbar">
-      <label class="invite">${t("web.table.invite")}: <input readonly value=${invite} ref=${inviteRef} onFocus=${(e) => e.target.select()} data-testid="invite"/></label>
-      <button data-action="copy-invite" onClick=${copy}>${t("web.table.copy")}</button>
-      <button data-action="rules" title="R" onClick=${() => setModal("rules")}>${t("web.action.rules")}</button>
-      <button data-action="history" onClick=${() => setModal("history")}>${t("web.action.history")}</button>
-      <button data-action="sound" aria-pressed=${sound ? "true" : "false"} title=${t("webtable.sound_help")}
-        onClick=${() => { const v = !sound; localStorage.setItem("rs.sound", v ? "1" : "0"); setSound(v); if (v) chime(); }}>♪ ${t("webtable.sound")}</button>
-      <button class="phone-only" data-action="show-log" onClick=${() => document.getElementById("log-panel").scrollIntoView()}>${t("webtable.log")} ↓</button>
-      <button class="phone-only" data-action="show-sheet" onClick=${() => document.getElementById("sheet-panel").scrollIntoView()}>${t("webtable.sheet")} ↓</button>
+    <div class=${"room" + (view && view.rows.length > 4 ? " rows8" : "")}>
+    <div class="topbar">
+      <h1 class="brand"><a href="/" data-action="lobby"><span aria-hidden="true">♣7</span><span class="brand-name"> ${t("web.title")}</span></a></h1>
+      <span class="dealinfo"><strong>${t("web.table.deal", { n: state.deal })}</strong>
+        ${view && view.pot > 0 && html` · <span>${t("web.table.pot", { n: view.pot })}</span>`}</span>
+      <span class="grow"></span>
+      ${freeFriendSeat && html`<button class="invite-btn" data-action="copy-invite" data-testid="invite" data-link=${invite} title=${invite} onClick=${copy}>＋ ${t("room.invite")}</button>`}
+      ${langs}
+      <${Menu} items=${menuItems} label=${t("room.menu")}/>
     </div>
-    ${you === null && html`<div class="panel" data-testid="seat-picker"><p>${t("web.table.watching")}</p>
-      <div class="row"><label>${t("web.lobby.name")}: <input data-action="name" maxlength="24" value=${name} onInput=${(e) => setName(e.target.value)}/></label></div>
-      <div class="row">${table.seats.filter((s) => !s.taken).map((s) => html`<button data-action="take-seat" data-seat=${s.seat} onClick=${() => take(s.seat)}>${t("web.table.take_seat")}: ${t("web.lobby.seat", { n: s.seat + 1 })}</button>`)}</div></div>`}
-    ${waiting && html`<div class="panel waiting" data-testid="waiting"><h3>${t("webtable.waiting.title")}</h3>
-      <p>${t("webtable.waiting.count", { taken: seatsTaken, total: friendSeats })}</p>
-      <p>${isHost ? t("webtable.waiting.host") : t("webtable.waiting.guest")}</p>
-      ${isHost && html`<button class="primary" data-action="start-now" onClick=${() => send({ type: "start" })}>${t("webtable.start_now")}</button>`}</div>`}
-    <div class="layout">
-      <div class="tablecol">
-        <section class="felt" aria-label=${t("web.table.board")}>
-          <div class="row dealbar"><strong>${t("web.table.deal", { n: state.deal })}</strong>
-            ${view && view.pot > 0 && html`<span>${t("web.table.pot", { n: view.pot })}</span>`}
-            ${view && view.stock_size > 0 && html`<span>${t("web.table.stock", { n: view.stock_size })}</span>`}</div>
-          <div class="around">
-            <${Opponents} table=${table} view=${view} you=${you} log=${state.log || []} isHost=${isHost} waiting=${waiting} send=${send}/>
-            <div class="boardwrap">${view && html`<${Board} view=${view} lastPlay=${lastPlay} mark=${!!table.rules.distinct_decks} you=${you} handRef=${handRef}/>`}</div>
-          </div>
-          ${view && you !== null && html`<${Seat} s=${table.seats[you]} i=${you} view=${view} you=${you} log=${state.log || []} waiting=${waiting} mine=${true}/>`}
-        </section>
+    <section class="arena" aria-label=${t("web.table.board")}>
+      <${Opponents} table=${table} view=${view} you=${you} log=${state.log || []} isHost=${isHost} waiting=${waiting} send=${send} totals=${totals}>${stock > 0 && html`<${Stock} n=${stock}/>`}<//>
+      <div class="boardwrap">${view && html`<${Board} view=${view} lastPlay=${lastPlay} mark=${!!table.rules.distinct_decks} you=${you} handRef=${handRef}/>`}</div>
+      ${(you === null || waiting) && html`<div class="overlays">
+      ${you === null && html`<div class="overlay panel" data-testid="seat-picker"><p>${t("web.table.watching")}</p>
+        ${table.seats.some((s) => !s.taken) && html`<div class="row"><label>${t("web.lobby.name")}: <input data-action="name" maxlength="24" value=${name} onInput=${(e) => setName(e.target.value)}/></label></div>
+        <div class="row">${table.seats.filter((s) => !s.taken).map((s) => html`<button data-action="take-seat" data-seat=${s.seat} onClick=${() => take(s.seat)}>${t("web.table.take_seat")}: ${t("web.lobby.seat", { n: s.seat + 1 })}</button>`)}</div>`}
+        ${!table.seats.some((s) => !s.taken) && html`<p>${t("room.no_free_seat")}</p>`}</div>`}
+      ${waiting && html`<div class="overlay panel waiting" data-testid="waiting"><h2>${t("webtable.waiting.title")}</h2>
+        <p>${t("webtable.waiting.count", { taken: seatsTaken, total: friendSeats })}</p>
+        <p>${isHost ? t("webtable.waiting.host") : t("webtable.waiting.guest")}</p>
+        ${isHost && html`<button class="primary" data-action="start-now" onClick=${() => send({ type: "start" })}>${t("webtable.start_now")}</button>`}</div>`}
+      </div>`}
+      ${view && view.phase === "over" && html`<${Result} view=${view} names=${names} sheet=${sheet} you=${you} send=${send} id=${id} table=${table} onError=${(m) => push(t("web.error", { message: m }), "error")}/>`}
+    </section>
+    <section class="mine" aria-label=${t("web.table.hand")}>
+      <div class="mybar">
+        ${view && you !== null && html`<${Seat} s=${table.seats[you]} i=${you} view=${view} you=${you} log=${state.log || []} waiting=${waiting} mine=${true} total=${totals ? totals[you] : null}/>`}
         <div class=${"status" + (myTurn ? " mine" : "") + (cannot ? " cannot" : "")} role="status" data-testid="status">${status}</div>
-        ${view && view.phase === "over" && html`<${Result} view=${view} names=${names} sheet=${sheet} you=${you} send=${send}/>`}
-        ${view && you !== null && html`<section class="handarea" aria-label=${t("web.table.hand")}>
-          <div class="hand" data-testid="hand" ref=${handRef} onKeyDown=${handKeys}>
-            ${hand.map((c, i) => html`<${HandCard} key=${c} code=${c} legal=${myTurn && !!byCard[c]} playable=${myTurn && !!byCard[c] && !pending}
-                tabIndex=${i === focusIndex ? 0 : -1} onFocus=${() => { handFocus.current = { inside: true, index: i }; }}
-                onBlur=${(e) => { if (e.relatedTarget && !handRef.current?.contains(e.relatedTarget)) handFocus.current.inside = false; }}
-                onClick=${() => clickCard(c)}/>`)}
-          </div>
-          <div class="actions">
-            ${myTurn && other.map((m) => html`<button class="primary" data-action=${m} title=${FORCED.includes(m) ? "T" : m === "stop" ? (lang === "fi" ? "L" : "E") : ""} onClick=${() => play(m)}>${state.labels?.[m] || m}</button>`)}
-            ${myTurn && view.phase === "give" && legal.map((m) => html`<button class="primary" data-action="give" data-move=${m} onClick=${() => play(m)}>${state.labels?.[m] || m}</button>`)}
-            ${myTurn && html`<button data-action="hint" title=${lang === "fi" ? "V" : "H"} onClick=${() => send({ type: "hint", lang })}>${t("web.action.hint")}</button>`}
-          </div>
-          ${choice && html`<div class="panel" data-testid="choice"><strong>${t("web.table.choose")}</strong>
-            <div class="actions">${choice.map((m) => html`<button data-action="choose" data-move=${m} onClick=${() => play(m)}>${state.labels?.[m] || m}</button>`)}</div></div>`}
-          ${hint && myTurn && html`<div class="notice" data-testid="hint">${t("web.hint.title", { move: state.labels?.[hint.move] || hint.move })}: ${hint.reason}
-            <button data-action="play-hint" onClick=${() => play(hint.move)}>${t("webtable.play_hint")}</button> <button data-action="dismiss-hint" aria-label=${t("web.action.close")} onClick=${() => setHint(null)}>×</button></div>`}
-          <p class="keys desktop-only">${t("webtable.keys")}</p>
-        </section>`}
+        <div class="actions">
+          ${myTurn && other.map((m) => html`<button class="primary" data-action=${m} title=${FORCED.includes(m) ? "T" : m === "stop" ? (lang === "fi" ? "L" : "E") : ""} onClick=${() => play(m)}>${state.labels?.[m] || m}</button>`)}
+          ${myTurn && view.phase === "give" && legal.map((m) => html`<button class="primary" data-action="give" data-move=${m} onClick=${() => play(m)}>${state.labels?.[m] || m}</button>`)}
+          ${myTurn && html`<button data-action="hint" title=${lang === "fi" ? "V" : "H"} onClick=${() => send({ type: "hint", lang })}>${t("web.action.hint")}</button>`}
+        </div>
       </div>
-      <div class="side">
-        <section class="panel" id="log-panel"><h3>${t("web.log.title")}</h3>
-          <ol class="log" data-testid="log" reversed>${[...(state.log || [])].reverse().map((l) => html`<li>${l}</li>`)}</ol></section>
-        <${Sheet} sheet=${sheet} names=${names}/>
-      </div>
+      ${choice && html`<div class="panel popover" data-testid="choice"><strong>${t("web.table.choose")}</strong>
+        <div class="actions">${choice.map((m) => html`<button data-action="choose" data-move=${m} onClick=${() => play(m)}>${state.labels?.[m] || m}</button>`)}</div></div>`}
+      ${hint && myTurn && html`<div class="notice popover" data-testid="hint">${t("web.hint.title", { move: state.labels?.[hint.move] || hint.move })}: ${hint.reason}
+        <button data-action="play-hint" onClick=${() => play(hint.move)}>${t("webtable.play_hint")}</button> <button data-action="dismiss-hint" aria-label=${t("web.action.close")} onClick=${() => setHint(null)}>×</button></div>`}
+      ${view && you !== null && html`<${Hand} cards=${hand} byCard=${byCard} myTurn=${myTurn} pending=${pending} handRef=${handRef}
+          handFocus=${handFocus} focusIndex=${focusIndex} onKeyDown=${handKeys} clickCard=${clickCard}/>`}
+    </section>
+    <aside class=${"side" + (drawer ? " open" : "")} aria-label=${t("room.side")}>
+      ${drawer && html`<div class="row spread drawer-head"><span></span><button data-action="close-drawer" onClick=${() => setDrawer(null)}>${t("web.action.close")}</button></div>`}
+      <section class="panel" id="log-panel"><h2>${t("web.log.title")}</h2>
+        <ol class="log" data-testid="log" reversed tabindex="0" aria-label=${t("web.log.title")}>${[...(state.log || [])].reverse().map((l) => html`<li>${l}</li>`)}</ol></section>
+      <${Sheet} sheet=${sheet} names=${names}/>
+    </aside>
     </div>
     <${Toasts} toasts=${toasts}/>
     ${modal === "rules" && html`<${RulesModal} id=${id} lang=${lang} close=${() => setModal(null)}/>`}

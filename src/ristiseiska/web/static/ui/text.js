@@ -29,4 +29,4 @@ export async function loadCatalog(lang) {
   document.documentElement.lang = lang;
 }
 export const reducedMotion = () => matchMedia("(prefers-reduced-motion: reduce)").matches;
-export function hasText(key) { return hasText(key); }
+export function hasText(key) { return key in CATALOG.texts; }
