@@ -58,9 +58,9 @@ export function Result({ view, names, sheet, you, send, id = null, table = null,
   const winners = sheet.winners.map((w) => names[w]).join(", ");
   const again = table && table.rematch;
   return html`<section class="panel result match-end" data-testid="result">
-    <div class="champion" data-testid="match-winner"><span class="trophy" aria-hidden="true">🏆</span>
+    <div class="champion" data-testid="match-winner"><span class="trophy" aria-hidden="true">★</span>
       <div><h2>${t(sheet.winners.length > 1 ? "room.match.winners" : "room.match.winner", { names: winners })}</h2>
-        <p>${t("room.match.over", { deals: sheet.rows.length })}</p></div></div>
+        <p>${t("room.match.over")}</p></div></div>
     <ol class="standings" data-testid="standings">${rows.map((s) => html`<li data-place=${s.place} data-seat=${s.seat} class=${s.place === 1 ? "first" : ""}>
       <span class="place">${s.place}.</span><span class="sname">${names[s.seat]}${s.seat === you ? ` (${t("web.table.you")})` : ""}</span>
       <span class="stotal" data-testid="total">${tn("webtable.points", s.total)}${s.token ? html` <small>(${s.total - s.token} + ${t("room.match.token_part", { n: s.token })})</small>` : ""}</span></li>`)}</ol>
