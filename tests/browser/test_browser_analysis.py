@@ -47,6 +47,7 @@ async def test_history_analyse_shows_verdicts(live_server: LiveServer, browser: 
     game = table.games[deal]
     mine = [i for i, e in enumerate(game.events) if e.seat == 0]
 
+    await page.click("[data-action=menu]")  # issue 20: the rest of the toolbar is a menu
     await page.click("[data-action=history]")
     await page.click(f"[data-action=analyse][data-deal='{deal}']")
     panel = page.locator("[data-testid=analysis]")

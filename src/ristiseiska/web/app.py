@@ -54,6 +54,7 @@ from . import bots as botlib
 from .analysis_api import close_pool as close_analysis_pool
 from .analysis_api import router as analysis_router
 from .puzzles_api import router as puzzles_router
+from .rematch import router as rematch_router
 from .security import (
     Guard,
     InputError,
@@ -261,6 +262,7 @@ def create_app(database_url: str | None = None, bot_delay: float = 0.8,
         app.add_middleware(ProcessHeader, label=process_label)
     app.include_router(analysis_router)  # analysis of finished deals (web/analysis_api.py)
     app.include_router(puzzles_router)  # the puzzle trainer (web/puzzles_api.py)
+    app.include_router(rematch_router)  # issue 20: the same players at a new table
 
     def tables() -> Tables:
         return state["tables"]
@@ -321,7 +323,7 @@ def create_app(database_url: str | None = None, bot_delay: float = 0.8,
             name = data.get("name", "") if isinstance(data, dict) else ""
             token = await t.claim(seat, name if name is not None else "")
         except ActionError as e:
-            return _err(e, 409 if e.code in ("seat-taken", "name-taken") else 400)
+            return _err(e, 409 if e.code in ("seat-taken", "name-taken", "seat-reserved") else 400)
         return JSONResponse({"seat": seat, "token": token}, status_code=201)
 
     @app.get("/api/tables/{table_id}/rules")

@@ -6,8 +6,8 @@
 
 A throwaway server (temporary SQLite database, loopback only) hosts one seeded table: you and
 three bots. Headless Chromium (Debian's ``/usr/bin/chromium``, driven by Playwright) opens the
-lobby, plays the table's cards, and saves: the lobby, the table mid-deal, the end of the deal,
-and a phone view (390×844). This is a developer tool: it needs the ``dev`` extra (Playwright)
+lobby, plays the table's cards, and saves: the lobby, the table mid-deal at
+1366×657 and 1920×969, the end of a match (standings), and a phone view (390×844, two decks). This is a developer tool: it needs the ``dev`` extra (Playwright)
 and Chromium, and says so when they are missing.
 """
 
@@ -31,6 +31,8 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                  "--disable-sync", "--no-first-run", "--disable-quic"]
 DESKTOP: Any = {"width": 1280, "height": 900}
 PHONE: Any = {"width": 390, "height": 844}
+LAPTOP: Any = {"width": 1366, "height": 657}  # a 1366x768 screen less the browser's bars
+WIDE: Any = {"width": 1920, "height": 969}
 SEED = 20261130
 FORCED = ("stop", "token", "pass", "ask", "draw", "chip")
 
@@ -74,10 +76,12 @@ def _post(url: str, body: dict[str, Any]) -> dict[str, Any]:
         return dict(json.loads(r.read()))
 
 
-def new_table(base: str, name: str, seed: int = SEED) -> tuple[str, str]:
+def new_table(base: str, name: str, seed: int = SEED, options: Any = None,
+              preset: str = "ristiseiska") -> tuple[str, str]:
     """A table of you and three bots, seated; returns (table id, seat token)."""
     seats = [{"kind": "friend", "name": name}] + [{"kind": "bot", "bot": "basic"}] * 3
-    t = _post(f"{base}/api/tables", {"preset": "ristiseiska", "seats": seats, "seed": seed})
+    t = _post(f"{base}/api/tables", {"preset": preset, "seats": seats, "seed": seed,
+                                     "options": options or {}})
     c = _post(f"{base}/api/tables/{t['id']}/seats/0", {"name": name})
     return str(t["id"]), str(c["token"])
 
@@ -88,7 +92,8 @@ async def act(page: Any) -> bool:
     cards = page.locator("[data-testid=hand] button[data-legal=true]:not([aria-disabled=true])")
     try:
         if await cards.count():
-            await cards.first.click(timeout=2000)
+            # the cards of a big hand overlap: click the visible corner, as a player would
+            await cards.first.click(timeout=2000, position={"x": 6, "y": 12})
             choice = page.locator("[data-testid=choice] [data-action=choose]")
             if await choice.count():
                 await choice.first.click(timeout=2000)
@@ -117,8 +122,9 @@ async def play_until(page: Any, done: Any, limit_s: float = 120) -> None:
 
 
 async def open_table(browser: Any, base: str, lang: str, viewport: Any,
-                     name: str, mobile: bool = False) -> tuple[Any, Any, str]:
-    tid, token = new_table(base, name)
+                     name: str, mobile: bool = False, options: Any = None,
+                     preset: str = "ristiseiska") -> tuple[Any, Any, str]:
+    tid, token = new_table(base, name, options=options, preset=preset)
     ctx = await browser.new_context(viewport=viewport, is_mobile=mobile, has_touch=mobile,
                                     device_scale_factor=1, reduced_motion="reduce")
     await ctx.add_init_script(
@@ -198,18 +204,24 @@ async def shoot(out: Path, langs: list[str], only_measure: bool,
                     await page.wait_for_selector("[data-action=create]")
                     await save(page, f"lobby-{lang}.png")
                     await ctx.close()
-                    # mid-deal and end of deal, desktop
-                    ctx, page, tid = await open_table(browser, srv.url, lang, DESKTOP, name)
-                    table = srv.app.state.tables.live[tid]
-                    await play_until(page, lambda t=table: _moves(t) >= 22)
-                    await page.wait_for_timeout(300)
-                    await save(page, f"table-{lang}.png")
-                    await play_until(page, lambda pg=page: _has(pg, "[data-testid=result]"))
-                    await save(page, f"end-{lang}.png", full=True)
+                    # the table fills the window: a 1366x768 laptop and a 1920x1080 screen
+                    for size, shot in ((LAPTOP, "table"), (WIDE, "table-wide")):
+                        ctx, page, tid = await open_table(browser, srv.url, lang, size, name)
+                        table = srv.app.state.tables.live[tid]
+                        await play_until(page, lambda t=table: _moves(t) >= 22)
+                        await page.wait_for_timeout(300)
+                        await save(page, f"{shot}-{lang}.png")
+                        await ctx.close()
+                    # the end of a (one-deal) match: standings, the winner, rematch
+                    ctx, page, tid = await open_table(browser, srv.url, lang, LAPTOP, name,
+                                                      options={"match_deals": 1})
+                    await play_until(page, lambda pg=page: _has(pg, "[data-testid=standings]"))
+                    await page.wait_for_timeout(200)
+                    await save(page, f"end-{lang}.png")
                     await ctx.close()
-                    # phone
+                    # phone, two decks
                     ctx, page, tid = await open_table(browser, srv.url, lang, PHONE, name,
-                                                      mobile=True)
+                                                      mobile=True, preset="kaksi-pakkaa")
                     table = srv.app.state.tables.live[tid]
                     await play_until(page, lambda t=table: _moves(t) >= 18)
                     await page.wait_for_timeout(300)

@@ -167,6 +167,7 @@ class LiveTable:
         self._acked: dict[int, OrderedDict[Any, str]] = {}
         self.last_active = time.monotonic()
         self.store_failures = 0
+        self.rematch: str | None = None  # the id of this match's rematch, once made (issue 20)
 
     # -- building ---------------------------------------------------------------------------
     @classmethod
@@ -256,11 +257,14 @@ class LiveTable:
             raise ActionError("bad-token", "that seat token is not valid for this seat")
         return seat
 
-    async def claim(self, seat: int, name: str) -> str:
+    async def claim(self, seat: int, name: str, reserved_ok: bool = False) -> str:
         if not 0 <= seat < self.n:
             raise ActionError("bad-seat", f"no seat {seat} at this table")
         if self.seats[seat].kind != "friend":
             raise ActionError("bot-seat", "a bot plays that seat")
+        if not reserved_ok and self._reserved(seat):
+            raise ActionError("seat-reserved", "this seat is kept for its player from the "
+                              "last match (they take it with Rematch)")
         try:
             name = clean_text(name, MAX_NAME) or self.seats[seat].name
         except InputError as e:
@@ -342,6 +346,14 @@ class LiveTable:
             out[i] = free.pop(0) if free else f"{self.seats[i].bot or 'bot'} {i + 1}"
         return out
 
+    def _reserved(self, seat: int) -> bool:
+        """A rematch keeps its friend seats for the players of the last match (issue 20)."""
+        return seat in self.config.get("reserved", ()) and self.seats[seat].token_hash is None
+
+    def broadcast_info(self) -> None:
+        """Tell everyone the table part changed (e.g. a rematch was made); caller holds the lock."""
+        self._broadcast()
+
     # -- messages out -----------------------------------------------------------------------
     def public_info(self) -> dict[str, Any]:
         online = self._online()
@@ -353,9 +365,11 @@ class LiveTable:
             "seats": [
                 {"seat": i, "name": s.name, "kind": s.kind, "bot": s.bot,
                  "taken": s.kind == "bot" or s.token_hash is not None, "online": i in online,
-                 "standin": s.standin, "away": self._away(i, online, now)}
+                 "standin": s.standin, "away": self._away(i, online, now),
+                 "reserved": self._reserved(i)}
                 for i, s in enumerate(self.seats)
             ],
+            "rematch": self.rematch,
             "waiting": not self.started,
             "host": self.host,
             "deals_finished": len(self.match.results),
@@ -895,10 +909,10 @@ class Tables:
             raise ActionError("server-full", "the server has as many open tables as it "
                               "can hold; try again in a few minutes")
 
-    async def create(self, config: dict[str, Any]) -> LiveTable:
+    async def create(self, config: dict[str, Any], table_id: str | None = None) -> LiveTable:
         self._make_room()
         config = self.seal(config)
-        table_id = secrets.token_urlsafe(16)
+        table_id = table_id or secrets.token_urlsafe(16)
         try:
             await self.store.create_table(table_id, config,
                                           [s["name"] for s in config["seats"]])

@@ -31,7 +31,7 @@ export function AnalyseButton({ id, deal, t, onDone }) {
     const mine = mySeat(id);
     setBusy(true); setError(null);
     try { onDone(await fetchAnalysis(id, deal, mine ? mine.seat : 0, mine ? mine.token : null)); }
-    catch (e) { setError(e.message); }
+    catch (e) { const k = `room.analysis_err.${e.code}`; const s = t(k); setError(s !== k ? s : t("room.analysis_err.other")); }
     finally { setBusy(false); }
   };
   return html`<button data-action="analyse" data-deal=${deal} disabled=${busy} onClick=${go}>${busy ? t("analysis.busy") : t("analysis.button")}</button>

@@ -1,0 +1,125 @@
+// The lobby: choose rules and seats, create a table, sit at it.
+import { html, useState, useEffect, useLayoutEffect, useRef, useCallback } from "../vendor/htm-preact-standalone.mjs";
+import { t, tn, hasText, levelName, cardName, nextMoveId, reducedMotion, SUIT_SYMBOL, SUIT_ORDER, RANK_ORDER, FORCED } from "./text.js";
+
+// --- lobby ---------------------------------------------------------------------------------
+// A refusal of the rules names options as the engine spells them ("jokers=2 needs
+// failure='ask'"); the page names them with the lobby's own labels instead. The engine's
+// sentence is English, so a Finnish page lists the options to look at and leaves it out.
+export function friendlyRulesError(message, meta) {
+  const named = [];
+  let detail = message;
+  for (const [name, opt] of Object.entries(meta.options)) {
+    if (!new RegExp(`\\b${name}\\b`).test(message)) continue;
+    named.push(opt.label);
+    detail = detail.replace(new RegExp(`\\b${name}=(['"]?)([\\w-]+)\\1`, "g"), (m, q, v) => `${opt.label}: ${opt.choice_labels[v] || v}`);
+    detail = detail.replace(new RegExp(`\\b${name}\\b`, "g"), opt.label);
+  }
+  const head = t("webtable.err.bad-rules", { options: named.join(", ") || "–" });
+  return document.documentElement.lang === "en" ? `${head} (${detail})` : head;
+}
+
+export function Lobby({ lang }) {
+  const [meta, setMeta] = useState(null);
+  const [presetName, setPreset] = useState("ristiseiska");
+  const [options, setOptions] = useState({});
+  const [seats, setSeats] = useState([
+    // By default you against three bots: one click gives a game; switch a seat to a friend to
+    // invite someone.
+    { kind: "friend", name: localStorage.getItem("rs.name") || "" },
+    { kind: "bot", bot: "" }, { kind: "bot", bot: "" }, { kind: "bot", bot: "" },
+  ]);
+  const [seed, setSeed] = useState("");
+  const [error, setError] = useState(null);
+  useEffect(() => { fetch(`/api/meta?lang=${lang}`).then((r) => r.json()).then(setMeta); }, [lang]);
+  if (!meta) return html`<p>…</p>`;
+  const preset = meta.presets.find((p) => p.name === presetName);
+  const base = preset.rules;
+  const setCount = (n) => {
+    const s = seats.slice(0, n);
+    while (s.length < n) s.push({ kind: "bot", bot: meta.default_bot });
+    setSeats(s);
+  };
+  const setSeat = (i, patch) => setSeats(seats.map((s, j) => (j === i ? { ...s, ...patch } : s)));
+  const setOpt = (k, v) => {
+    const o = { ...options };
+    if (v === base[k]) delete o[k]; else o[k] = v;
+    setOptions(o);
+  };
+  const create = async () => {
+    setError(null);
+    const body = { preset: presetName, options, seats: seats.map((s) => ({ ...s, bot: s.bot || meta.default_bot })) };
+    if (seed.trim()) body.seed = parseInt(seed, 10);
+    const r = await fetch("/api/tables", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    const data = await r.json();
+    if (!r.ok) { setError(data.error === "bad-rules" ? friendlyRulesError(data.message || "", meta) : data.error === "storage-fault" ? t("web.err.storage-fault") : t("web.error", { message: data.message || r.statusText })); return; }
+    // The creator sits at the first friend seat straight away.
+    const mine = seats.findIndex((s) => s.kind === "friend");
+    if (mine >= 0) {
+      localStorage.setItem("rs.name", seats[mine].name || "");
+      await claimSeat(data.id, mine, seats[mine].name || "");
+    }
+    location.href = data.url;
+  };
+  return html`<section class="panel lobby">
+    <h2>${t("web.lobby.create")}</h2>
+    <p>${t("web.lobby.intro")}</p>
+    <div class="row"><label>${t("web.lobby.preset")}:
+      <select data-action="preset" value=${presetName} onChange=${(e) => {
+        const p = meta.presets.find((x) => x.name === e.target.value);
+        setPreset(p.name); setOptions({});
+        // keep the seat count inside what these rules allow (e.g. exactly 2 with a stock)
+        const n = Math.min(Math.max(seats.length, p.rules.min_players), p.rules.max_players);
+        if (n !== seats.length) setCount(n);
+      }}>
+        ${meta.presets.map((p) => html`<option value=${p.name}>${p.title} – ${p.description}</option>`)}
+      </select></label></div>
+    <div class="row"><label>${t("web.lobby.seats")}:
+      <select data-action="seat-count" value=${seats.length} onChange=${(e) => setCount(parseInt(e.target.value, 10))}>
+        ${[2, 3, 4, 5, 6, 7, 8].filter((n) => n >= base.min_players && n <= base.max_players).map((n) => html`<option value=${n}>${n}</option>`)}
+      </select></label></div>
+    <div class="seats-grid">
+      ${seats.map((s, i) => html`<fieldset data-seat=${i}><legend>${t("web.lobby.seat", { n: i + 1 })}</legend>
+        <select data-action="seat-kind" aria-label=${t("web.lobby.seat", { n: i + 1 })} value=${s.kind} onChange=${(e) => setSeat(i, { kind: e.target.value })}>
+          <option value="friend">${t("web.lobby.friend")}</option>
+          <option value="bot">${t("web.lobby.bot")}</option>
+        </select>
+        ${s.kind === "bot"
+          ? html` <select data-action="bot-level" aria-label=${t("web.lobby.level")} value=${s.bot || meta.default_bot} onChange=${(e) => setSeat(i, { bot: e.target.value })}>
+              ${meta.bots.map((b) => html`<option value=${b}>${levelName(b)}</option>`)}</select>`
+          : html` <input data-action="seat-name" size="12" maxlength="24" aria-label=${t("web.lobby.name")} placeholder=${i === seats.findIndex((x) => x.kind === "friend") ? t("web.lobby.your_name") : t("web.lobby.name")}
+              value=${s.name || ""} onInput=${(e) => setSeat(i, { name: e.target.value })}/>`}
+      </fieldset>`)}
+    </div>
+    <details><summary>${t("web.lobby.house_rules")}</summary>
+      <div class="opts">${Object.entries(meta.options).map(([k, o]) => html`<${OptionInput} name=${k} opt=${o} value=${k in options ? options[k] : base[k]} set=${(v) => setOpt(k, v)}/>`)}</div>
+      <div class="row"><label>${t("web.lobby.seed")}: <input size="12" inputmode="numeric" value=${seed} onInput=${(e) => setSeed(e.target.value)}/></label></div>
+    </details>
+    ${error && html`<div class="error" role="alert" data-testid="lobby-error">${error}</div>`}
+    <div class="row"><button class="primary" data-action="create" onClick=${create}>${t("web.lobby.create_button")}</button></div>
+  </section>`;
+}
+
+export function OptionInput({ name, opt, value, set }) {
+  let input;
+  if (opt.type === "bool") {
+    input = html`<input type="checkbox" data-option=${name} checked=${!!value} onChange=${(e) => set(e.target.checked)}/>`;
+  } else if (opt.choices.length) {
+    input = html`<select data-option=${name} value=${value} onChange=${(e) => set(e.target.value)}>${opt.choices.map((c) => html`<option value=${c}>${opt.choice_labels[c] || c}</option>`)}</select>`;
+  } else if (opt.type === "int") {
+    input = html`<input type="number" class="num" data-option=${name} value=${value} onChange=${(e) => set(parseInt(e.target.value, 10) || 0)}/>`;
+  } else {
+    input = html`<input data-option=${name} size="6" value=${value} onChange=${(e) => set(e.target.value)}/>`;
+  }
+  return html`<label title=${opt.help}><span>${opt.label}</span>${input}</label>`;
+}
+
+export async function claimSeat(tableId, seat, name) {
+  const r = await fetch(`/api/tables/${tableId}/seats/${seat}`, {
+    method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name }),
+  });
+  const data = await r.json();
+  if (!r.ok) throw new Error(data.error === "storage-fault" ? t("web.err.storage-fault") : data.message || r.statusText);
+  localStorage.setItem(`rs.seat.${tableId}`, JSON.stringify({ seat, token: data.token }));
+  return data;
+}

@@ -1,0 +1,83 @@
+// The end of a deal and the score sheet.
+import { html, useState, useEffect, useLayoutEffect, useRef, useCallback } from "../vendor/htm-preact-standalone.mjs";
+import { t, tn, hasText, levelName, cardName, nextMoveId, reducedMotion, SUIT_SYMBOL, SUIT_ORDER, RANK_ORDER, FORCED } from "./text.js";
+import { parseCard, sortHand, moveCard, CardFace, MiniFace, HandCard, Card, rankCode } from "./cards.js";
+
+// The match's standings: lowest total first (places shared on equal totals), with each
+// total's token part (the points from holding the token at the end of deals).
+export function standings(sheet) {
+  const n = sheet.totals.length;
+  const token = Array(n).fill(0);
+  for (const row of sheet.rows) row.token_points.forEach((p, i) => { token[i] += p; });
+  const order = [...Array(n).keys()].sort((a, b) => (sheet.totals[a] - sheet.totals[b]) || (a - b));
+  return order.map((i) => ({ seat: i, total: sheet.totals[i], token: token[i],
+    place: 1 + sheet.totals.filter((x) => x < sheet.totals[i]).length }));
+}
+
+function mySeat(id) {
+  try { return JSON.parse(localStorage.getItem(`rs.seat.${id}`)) || null; } catch (e) { return null; }
+}
+
+// Rematch: the same players and rules at a new table; this page takes its own seat there.
+async function rematch(id, onError) {
+  const me = mySeat(id);
+  if (!me) return;
+  const r = await fetch(`/api/tables/${id}/rematch`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ seat: me.seat, token: me.token }) });
+  const data = await r.json().catch(() => ({}));
+  if (r.ok) {
+    localStorage.setItem(`rs.seat.${data.id}`, JSON.stringify({ seat: data.seat, token: data.token }));
+    location.href = data.url;
+  } else if (data.error === "seat-taken" && data.url) location.href = data.url;
+  else onError(data.message || String(r.status));
+}
+
+function DealResult({ view, names }) {
+  const r = view.result;
+  const hands = view.final_hands || [];
+  return html`<p>${r.winner !== null && r.winner !== undefined ? t("web.result.winner", { name: names[r.winner] }) : t("web.result.no_winner")}</p>
+    <h3>${t("webtable.final_hands")}</h3>
+    <ul class="final-hands">${names.map((n, i) => html`<li data-seat=${i} data-winner=${r.winner === i ? "true" : undefined} class=${r.winner === i ? "winner" : ""}>
+      <div class="fh-head"><strong>${n}</strong>${r.winner === i ? html` <span class="win-badge">★ ${t("webtable.winner")}</span>` : ""}
+        <span class="pts" data-testid="points">${tn("webtable.points", r.points[i])}${r.token_points[i] ? ` (${r.points[i] - r.token_points[i]} + ${r.token_points[i]})` : ""}</span></div>
+      <div class="fh-cards" data-testid="final-hand">${(hands[i] || []).length
+        ? sortHand(hands[i]).map((c) => html`<${Card} code=${c}/>`)
+        : html`<em>${t("webtable.no_cards")}</em>`}</div></li>`)}</ul>`;
+}
+
+export function Result({ view, names, sheet, you, send, id = null, table = null, onError = () => {} }) {
+  const r = view.result;
+  if (!r) return null;
+  if (!sheet.over) {
+    return html`<section class="panel result" data-testid="result"><h2>${t("web.result.title")}</h2>
+      <${DealResult} view=${view} names=${names}/>
+      ${you !== null && html`<div class="result-actions"><button class="primary" data-action="next-deal" onClick=${() => send({ type: "next-deal" })}>${t("web.result.next_deal")}</button></div>`}
+    </section>`;
+  }
+  // The match is over: its winner first and unmistakable, the standings, then this deal apart.
+  const rows = standings(sheet);
+  const winners = sheet.winners.map((w) => names[w]).join(", ");
+  const again = table && table.rematch;
+  return html`<section class="panel result match-end" data-testid="result">
+    <div class="champion" data-testid="match-winner"><span class="trophy" aria-hidden="true">★</span>
+      <div><h2>${t(sheet.winners.length > 1 ? "room.match.winners" : "room.match.winner", { names: winners })}</h2>
+        <p>${t("room.match.over")}</p></div></div>
+    <ol class="standings" data-testid="standings">${rows.map((s) => html`<li data-place=${s.place} data-seat=${s.seat} class=${s.place === 1 ? "first" : ""}>
+      <span class="place">${s.place}.</span><span class="sname">${names[s.seat]}${s.seat === you ? ` (${t("web.table.you")})` : ""}</span>
+      <span class="stotal" data-testid="total">${tn("webtable.points", s.total)}${s.token ? html` <small>(${s.total - s.token} + ${t("room.match.token_part", { n: s.token })})</small>` : ""}</span></li>`)}</ol>
+    <div class="result-actions">
+      ${you !== null && id && html`<button class="primary" data-action="rematch" onClick=${() => rematch(id, onError)}>${again ? t("room.rematch.join") : t("room.rematch")}</button>`}
+      ${you === null && again && html`<a class="button" href=${`/t/${again}`} data-action="watch-rematch">${t("room.rematch.watch")}</a>`}
+      <a class="button" href="/" data-action="new-table">${t("web.result.new_table")}</a></div>
+    <details class="deal-apart"><summary>${t("room.match.last_deal", { n: sheet.rows.length })}</summary>
+      <${DealResult} view=${view} names=${names}/></details>
+  </section>`;
+}
+
+export function Sheet({ sheet, names }) {
+  return html`<section class="panel" id="sheet-panel"><h2>${t("web.sheet.title")}</h2>
+    <div class="sheet-scroll" tabindex="0" role="region" aria-label=${t("web.sheet.title")}><table class="sheet" data-testid="score-sheet">
+      <thead><tr><th>${t("web.sheet.deal")}</th>${names.map((n) => html`<th>${n}</th>`)}</tr></thead>
+      <tbody>${sheet.rows.map((row) => html`<tr data-deal=${row.deal}><td>${row.deal}</td>${row.points.map((p, i) => html`<td data-seat=${i}>${row.token_points[i] ? `${p - row.token_points[i]} + ${row.token_points[i]}` : p}</td>`)}</tr>`)}</tbody>
+      <tfoot><tr><td>${t("web.sheet.total")}</td>${sheet.totals.map((p, i) => html`<td data-total=${i}>${p}</td>`)}</tr></tfoot>
+    </table></div><small>${t("web.sheet.note")}</small></section>`;
+}
