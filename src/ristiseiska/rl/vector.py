@@ -27,8 +27,9 @@ learned network shipped in the package (:mod:`ristiseiska.learn`, the ``neural``
 choosing greedily (deterministic) from its seat's observation and the public knowledge of
 which cards each opponent is known not to hold (a :class:`~ristiseiska.learn.features.VoidTracker`
 kept over every row and updated on every move). ``"neural"`` needs rules and a table size the
-network plays (:func:`ristiseiska.learn.features.supported`), and every move outside the
-kernel, so it is not combined with kernel policies (it may be with callables).
+network plays (:func:`ristiseiska.learn.features.supported`). With a neural seat at the table
+the kernel policies' moves are asked row by row (:mod:`.kernel_moves`) rather than made inside
+the kernel's step, so that every move is seen.
 ``copy=False`` returns the environment's own arrays (overwritten by the next step) instead of
 copies.
 """
@@ -43,9 +44,10 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from ..kernel import unsupported
+from ..kernel import policy_array, unsupported
 from ..kernel.vecenv import C_DEAL, VecEnv, obs_size
 from .common import ILLEGAL_REWARD, check_reward, resolve_rules
+from .kernel_moves import kernel_actions
 
 Policy = Callable[[np.ndarray, np.ndarray, np.ndarray], Any]
 KERNEL_POLICIES = ("random", "greedy", "epsilon", "sensible", "strong")
@@ -92,8 +94,14 @@ class RistiseiskaVectorEnv(VectorEnv):
                 raise ValueError(f"an opponent is a kernel policy ({', '.join(KERNEL_POLICIES)})"
                                  f", {NEURAL!r} or a callable policy(obs, mask, seats), not {o!r}")
         self._neural: Any = None
+        self.kernel_seats: dict[int, int] = {}  # kernel policies played outside the kernel
         if self.neural_seats:
-            self._neural = self._neural_setup(players, kernel, num_envs)
+            self._neural = self._neural_setup(players, num_envs)
+            # every move must be seen (the known-absent cards): the kernel's policies are
+            # asked for their moves row by row instead of playing inside the kernel's step
+            codes = policy_array([k or "random" for k in kernel], players)
+            self.kernel_seats = {s: int(codes[s]) for s in range(players) if kernel[s]}
+            kernel = [None] * players
         self.reward_mode = check_reward(reward)
         self.illegal_reward = (ILLEGAL_REWARD[reward] if illegal_reward is None
                                else float(illegal_reward))
@@ -121,7 +129,7 @@ class RistiseiskaVectorEnv(VectorEnv):
         self._trunc = np.zeros(num_envs, np.bool_)
 
     # -- the neural opponents ---------------------------------------------------------------------
-    def _neural_setup(self, players: int, kernel: list[str | None], num_envs: int) -> Any:
+    def _neural_setup(self, players: int, num_envs: int) -> Any:
         from ..learn import features as F
         from ..learn import net as netmod
 
@@ -129,12 +137,6 @@ class RistiseiskaVectorEnv(VectorEnv):
         if why:
             raise ValueError(f"the 'neural' opponent cannot play these rules at {players} "
                              f"players: {why}")
-        inside = sorted({k for k in kernel if k is not None})
-        if inside:
-            raise ValueError(f"the 'neural' opponent cannot sit with kernel policies "
-                             f"({', '.join(inside)}): their moves are made inside the kernel, "
-                             f"where the known-absent cards the network reads are not tracked; "
-                             f"use 'neural', callables or kernel policies only")
         if not isinstance(num_envs, int) or isinstance(num_envs, bool) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, not {num_envs!r}")
         net, _meta = netmod.cached(netmod.packaged_path())
@@ -157,7 +159,7 @@ class RistiseiskaVectorEnv(VectorEnv):
 
     def _step_rows(self, actions: np.ndarray, active: np.ndarray) -> None:
         """``vec.step_rows``, keeping the known-absent cards up to date (with neural opponents
-        every active row makes exactly one move: there are no kernel seats)."""
+        every active row makes exactly one move: no seat plays inside the kernel)."""
         v = self.vec
         if self._neural is None:
             v.step_rows(actions, active)
@@ -201,6 +203,10 @@ class RistiseiskaVectorEnv(VectorEnv):
                         raise ValueError(f"the opponent policy of seat {s} returned "
                                          f"{got.shape[0]} actions for {rows.size} rows")
                     actions[rows] = got
+            for s, code in self.kernel_seats.items():
+                rows = np.flatnonzero(seats == s)
+                if rows.size:
+                    actions[rows] = kernel_actions(v, rows, code)
             for s in self.neural_seats:
                 rows = np.flatnonzero(seats == s)
                 if rows.size:
