@@ -338,3 +338,18 @@ def test_openspiel_length_bound_holds_for_random_deals() -> None:
                 k += 1
             longest = max(longest, k)
         assert longest <= max_decisions(r, n, stock), name
+
+
+@pytest.mark.parametrize("name", ["ristiseiska", "sjuan", "ristiseiska-pyynto"])
+def test_vector_env_with_neural_opponents_follows_gymnasium_vector_api(name: str) -> None:
+    """The same contract with the learned network in a seat (beside a callable and a kernel
+    policy)."""
+
+    def first_legal(obs: np.ndarray, mask: np.ndarray, seats: np.ndarray) -> np.ndarray:
+        return np.argmax(mask, axis=1)
+
+    def make() -> RistiseiskaVectorEnv:
+        return RistiseiskaVectorEnv(num_envs=6, preset=name, players=4,
+                                    opponents=["neural", first_legal, "strong"])
+
+    check_vector_env(make(), make)

@@ -22,8 +22,16 @@ opponents finish before the learner moves is never an episode (it is dealt anew)
 ``"greedy"``, ``"epsilon"``, ``"sensible"``, ``"strong"``), played inside the kernel, or any
 callable ``policy(obs, mask, seats) -> actions`` (``obs``: (k, D) float32, ``mask``: (k, A)
 int8, ``seats``: (k,) the absolute seats to move; returns k legal action ids), called for the
-rows where such a seat is to move — the hook for a learned policy. ``copy=False`` returns the
-environment's own arrays (overwritten by the next step) instead of copies.
+rows where such a seat is to move — the hook for a learned policy — or ``"neural"``: the
+learned network shipped in the package (:mod:`ristiseiska.learn`, the ``neural`` bot's net),
+choosing greedily (deterministic) from its seat's observation and the public knowledge of
+which cards each opponent is known not to hold (a :class:`~ristiseiska.learn.features.VoidTracker`
+kept over every row and updated on every move). ``"neural"`` needs rules and a table size the
+network plays (:func:`ristiseiska.learn.features.supported`). With a neural seat at the table
+the kernel policies' moves are asked row by row (:mod:`.kernel_moves`) rather than made inside
+the kernel's step, so that every move is seen.
+``copy=False`` returns the environment's own arrays (overwritten by the next step) instead of
+copies.
 """
 
 from __future__ import annotations
@@ -36,12 +44,14 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from ..kernel import unsupported
-from ..kernel.vecenv import VecEnv
+from ..kernel import policy_array, unsupported
+from ..kernel.vecenv import C_DEAL, VecEnv, obs_size
 from .common import ILLEGAL_REWARD, check_reward, resolve_rules
+from .kernel_moves import kernel_actions
 
 Policy = Callable[[np.ndarray, np.ndarray, np.ndarray], Any]
 KERNEL_POLICIES = ("random", "greedy", "epsilon", "sensible", "strong")
+NEURAL = "neural"
 
 
 class RistiseiskaVectorEnv(VectorEnv):
@@ -71,15 +81,27 @@ class RistiseiskaVectorEnv(VectorEnv):
             raise ValueError(f"give one opponent per other seat ({players - 1}), not {len(opps)}")
         kernel: list[str | None] = [None] * players
         self.callables: dict[int, Policy] = {}
+        self.neural_seats: list[int] = []
         others = [s for s in range(players) if s != seat]
         for s, o in zip(others, opps, strict=True):
             if callable(o):
                 self.callables[s] = o
             elif isinstance(o, str) and o in KERNEL_POLICIES:
                 kernel[s] = o
+            elif isinstance(o, str) and o == NEURAL:
+                self.neural_seats.append(s)
             else:
                 raise ValueError(f"an opponent is a kernel policy ({', '.join(KERNEL_POLICIES)})"
-                                 f" or a callable policy(obs, mask, seats), not {o!r}")
+                                 f", {NEURAL!r} or a callable policy(obs, mask, seats), not {o!r}")
+        self._neural: Any = None
+        self.kernel_seats: dict[int, int] = {}  # kernel policies played outside the kernel
+        if self.neural_seats:
+            self._neural = self._neural_setup(players, num_envs)
+            # every move must be seen (the known-absent cards): the kernel's policies are
+            # asked for their moves row by row instead of playing inside the kernel's step
+            codes = policy_array([k or "random" for k in kernel], players)
+            self.kernel_seats = {s: int(codes[s]) for s in range(players) if kernel[s]}
+            kernel = [None] * players
         self.reward_mode = check_reward(reward)
         self.illegal_reward = (ILLEGAL_REWARD[reward] if illegal_reward is None
                                else float(illegal_reward))
@@ -105,6 +127,50 @@ class RistiseiskaVectorEnv(VectorEnv):
         self._points = np.zeros((num_envs, players), np.int64)
         self._winner = np.zeros(num_envs, np.int64)
         self._trunc = np.zeros(num_envs, np.bool_)
+
+    # -- the neural opponents ---------------------------------------------------------------------
+    def _neural_setup(self, players: int, num_envs: int) -> Any:
+        from ..learn import features as F
+        from ..learn import net as netmod
+
+        why = F.supported(self.rules, players)
+        if why:
+            raise ValueError(f"the 'neural' opponent cannot play these rules at {players} "
+                             f"players: {why}")
+        if not isinstance(num_envs, int) or isinstance(num_envs, bool) or num_envs < 1:
+            raise ValueError(f"num_envs must be a positive integer, not {num_envs!r}")
+        net, _meta = netmod.cached(netmod.packaged_path())
+        self.void = F.VoidTracker(self.rules, players, num_envs)
+        return net
+
+    def _neural_actions(self, rows: np.ndarray) -> np.ndarray:
+        """The network's greedy choice for ``rows`` (each with a neural seat to move), from that
+        seat's observation and the public known-absent cards only."""
+        from ..learn import features as F
+        from ..learn.dmc import action_phi
+
+        v = self.vec
+        o = v.obs[rows, :obs_size(self.n)]
+        X = F.build(o, self.n, self.void.relative(v.seats[rows], rows), self.rules)
+        q = self._neural.q(X, action_phi(o, self.n, self.rules))
+        q[v.mask[rows] == 0] = -np.inf
+        pick: np.ndarray = np.argmax(q, axis=1).astype(np.int64)
+        return pick
+
+    def _step_rows(self, actions: np.ndarray, active: np.ndarray) -> None:
+        """``vec.step_rows``, keeping the known-absent cards up to date (with neural opponents
+        every active row makes exactly one move: no seat plays inside the kernel)."""
+        v = self.vec
+        if self._neural is None:
+            v.step_rows(actions, active)
+            return
+        seats = v.seats.copy()
+        fits = v.obs[:, 104:156].copy()
+        deal = v.st[:, C_DEAL].copy()  # any change: the row's deal was dealt anew
+        moved = np.where(active & (actions >= 0), actions, -2)
+        v.step_rows(actions, active)
+        ended = v.st[:, C_DEAL] != deal
+        self.void.update(moved, seats, fits, v.seats.copy(), v.obs, ended)
 
     # -- helpers --------------------------------------------------------------------------------
     def _collect(self, rows: np.ndarray) -> None:
@@ -137,7 +203,15 @@ class RistiseiskaVectorEnv(VectorEnv):
                         raise ValueError(f"the opponent policy of seat {s} returned "
                                          f"{got.shape[0]} actions for {rows.size} rows")
                     actions[rows] = got
-            v.step_rows(actions, waiting)
+            for s, code in self.kernel_seats.items():
+                rows = np.flatnonzero(seats == s)
+                if rows.size:
+                    actions[rows] = kernel_actions(v, rows, code)
+            for s in self.neural_seats:
+                rows = np.flatnonzero(seats == s)
+                if rows.size:
+                    actions[rows] = self._neural_actions(rows)
+            self._step_rows(actions, waiting)
             self._collect(waiting)
 
     def _obs(self) -> dict[str, np.ndarray]:
@@ -160,6 +234,8 @@ class RistiseiskaVectorEnv(VectorEnv):
         self.vec.seed = run_seed
         self.vec._rand_state[0] = np.uint64(run_seed)
         self.vec.reset()
+        if self._neural is not None:
+            self.void.void[:] = 0.0
         self._done[:] = False
         self._advance()
         self._started = True
@@ -188,7 +264,7 @@ class RistiseiskaVectorEnv(VectorEnv):
             self._points[bad] = 0
             self._winner[bad] = -1
             a = np.where(bad, -1, a)
-        v.step_rows(a, np.ones(self.num_envs, np.bool_))
+        self._step_rows(a, np.ones(self.num_envs, np.bool_))
         self._collect(legal)
         self._done |= self._illegal
         self._advance()
@@ -213,4 +289,4 @@ class RistiseiskaVectorEnv(VectorEnv):
         pass
 
 
-__all__ = ["RistiseiskaVectorEnv", "KERNEL_POLICIES"]
+__all__ = ["RistiseiskaVectorEnv", "KERNEL_POLICIES", "NEURAL"]
