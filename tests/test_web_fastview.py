@@ -75,3 +75,15 @@ def test_fast_views_equal_the_engine_views(name: str, players: int, seed: int,
             g.push(rng.choice(g.legal_moves()))
 
     asyncio.run(go())
+
+
+def test_frames_with_a_revealed_256_bit_seed_are_encoded() -> None:
+    # orjson takes integers of at most 64 bits; a finished match reveals its 256-bit seed, and
+    # a frame that could not be encoded left the match's last state unsent (a hang)
+    import json
+
+    from ristiseiska.web.tables import _dumps
+
+    value = {"seed": (1 << 255) + 12345, "name": "Äiti", "n": [1, None, True]}
+    assert json.loads(_dumps(value)) == value
+    assert _dumps(value) == json.dumps(value, ensure_ascii=False, separators=(",", ":"))

@@ -56,7 +56,10 @@ try:  # the fast JSON encoder (a dependency; the standard one only if it is miss
     def _dumps(value: Any) -> str:
         # the same text as json.dumps(ensure_ascii=False, separators=(",", ":")) for what the
         # server sends (str keys, ints, strs, lists, bools, None), in a fraction of the time
-        return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+        try:
+            return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+        except orjson.JSONEncodeError:  # e.g. the revealed 256-bit match seed (orjson: 64 bits)
+            return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 except ImportError:  # pragma: no cover - orjson is a declared dependency
     def _dumps(value: Any) -> str:
         return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
