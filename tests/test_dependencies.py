@@ -75,10 +75,11 @@ def test_every_import_is_a_declared_dependency() -> None:
         if dist in required:
             continue
         extras = [e for e, names in optional.items() if dist in names]
-        # an extra's own subpackage (rl/ for the extra "rl") may import it at module level:
-        # only someone who installed the extra imports that subpackage
+        # an extra's own subpackage or module (rl/ for the extra "rl", rl/sb3.py for "sb3")
+        # may import it at module level: only someone who installed the extra imports it
         at_top = sorted(f for f, top in where
-                        if top and not any(f.startswith(f"{e}/") for e in extras))
+                        if top and not any(f.startswith(f"{e}/") or f.endswith(f"/{e}.py")
+                                           for e in extras))
         if not extras:
             problems.append(f"{module} (distribution {dist}) is imported in "
                             f"{sorted(f for f, _ in where)} but not declared")
