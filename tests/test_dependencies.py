@@ -22,7 +22,9 @@ SRC = Path(ristiseiska.__file__).resolve().parent
 PYPROJECT = Path(__file__).resolve().parents[1] / "pyproject.toml"
 
 # import name -> distribution, for what importlib.metadata cannot tell (not installed here)
-KNOWN = {"ray": "ray", "psycopg": "psycopg"}
+KNOWN = {"ray": "ray", "psycopg": "psycopg",
+         # the sb3 extra, not among the test tools
+         "stable_baselines3": "stable-baselines3", "sb3_contrib": "sb3-contrib"}
 # Needed although nothing imports them by name: the extra that brings greenlet.
 IMPLICIT = {"sqlalchemy[asyncio]": "SQLAlchemy's async engines need greenlet"}
 
