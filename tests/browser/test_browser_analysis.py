@@ -73,7 +73,7 @@ async def test_history_analyse_shows_verdicts(live_server: LiveServer, browser: 
     assert all(any(w in x.lower() for w in card_words) for x in labels), labels
     assert (await panel.locator("[data-testid=analysis-reason]").inner_text()).strip()
     # the analysis opens beside the replayed position, within the window
-    felt = await page.locator("[data-testid=replay] .felt").bounding_box()
+    felt = await page.locator("[data-testid=replay] .replay-board").bounding_box()
     box = await panel.bounding_box()
     assert felt is not None and box is not None
     assert box["x"] >= felt["x"] + felt["width"] - 1 and box["y"] < 900 - 100
