@@ -96,7 +96,8 @@ async def test_trainer_wrong_answer_in_english_resets_streak(live_server: LiveSe
     assert stats["score"] < 1200 and stats["best"] == 4
     # switching the language translates the verdict without counting the choice again
     await page.click("[data-lang=fi]")
-    await page.wait_for_function("document.querySelector('[data-testid=verdict]').innerText.includes('Ei aivan')")
+    # a locator wait, not a string predicate: the page's CSP forbids eval in newer Chromium
+    await page.locator("[data-testid=verdict]", has_text="Ei aivan").wait_for()
     stats2 = json.loads(await page.evaluate("localStorage.getItem('rs.puzzles')"))
     assert stats2["tried"] == stats["tried"]
     assert not errors, errors
