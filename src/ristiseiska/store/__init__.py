@@ -84,6 +84,16 @@ class TableStateRow(Base):
     standins: Mapped[str] = mapped_column(Text, default="[]")  # JSON: seat numbers
 
 
+class OpenRow(Base):
+    """A table its host listed in the lobby (issue 20: ``"open": true``), with its creation
+    time, so that the lobby's index is rebuilt at start-up without reading every table's
+    configuration. A table of its own: ``create_all`` adds it to an older database."""
+
+    __tablename__ = "rs_open"
+    table_id: Mapped[str] = mapped_column(ForeignKey("rs_tables.id"), primary_key=True)
+    created: Mapped[float] = mapped_column(index=True)
+
+
 @dataclass
 class StoredTable:
     """Everything stored about one table, enough to rebuild it."""
@@ -499,8 +509,11 @@ class Store:
         count = 0
         async with self._write():
             async with self.session() as s, s.begin():
-                s.add(TableRow(id=table_id, created=time.time(), config=json.dumps(config)))
+                now = time.time()
+                s.add(TableRow(id=table_id, created=now, config=json.dumps(config)))
                 await s.flush()
+                if config.get("open"):  # listed in the lobby (web/open_tables.py)
+                    s.add(OpenRow(table_id=table_id, created=now))
                 for i, name in enumerate(names):
                     s.add(SeatRow(table_id=table_id, seat=i, name=name, token_hash=None))
                 if self._ident is not None:
@@ -612,6 +625,33 @@ class Store:
                 st.started = state.started
                 st.standins = [int(x) for x in json.loads(state.standins or "[]")]
             return st
+
+    async def open_tables(self, since: float, limit: int) -> list[tuple[float, StoredTable]]:
+        """The open tables (``rs_open``) created since ``since`` (Unix time) that have not
+        finished, newest first, at most ``limit``: each with its creation time, configuration,
+        seat names, which seats are taken, and the host's start and stand-ins (no deals or
+        moves: nothing is replayed)."""
+        async with self.session() as s:
+            q = (select(TableRow.id, TableRow.created, TableRow.config)
+                 .join(OpenRow, OpenRow.table_id == TableRow.id)
+                 .where(TableRow.finished.is_(False), OpenRow.created >= since)
+                 .order_by(OpenRow.created.desc()).limit(limit))
+            found: dict[str, tuple[float, StoredTable]] = {}
+            for tid, created, config in (await s.execute(q)).all():
+                found[tid] = (float(created), StoredTable(tid, json.loads(config), False))
+            if not found:
+                return []
+            ids = list(found)
+            for seat in await s.scalars(select(SeatRow).where(SeatRow.table_id.in_(ids))):
+                st = found[seat.table_id][1]
+                st.seat_names[seat.seat] = seat.name
+                st.token_hashes[seat.seat] = seat.token_hash
+            q2 = select(TableStateRow).where(TableStateRow.table_id.in_(ids))
+            for state in await s.scalars(q2):
+                st = found[state.table_id][1]
+                st.started = state.started
+                st.standins = [int(x) for x in json.loads(state.standins or "[]")]
+            return list(found.values())
 
     async def unfinished_ids(self) -> list[str]:
         async with self.session() as s:

@@ -51,6 +51,7 @@ from ..rules import CHOICES, OPTION_HELP, PRESETS, Rules, RulesError, preset
 from ..store import Store
 from ..view import public_event
 from . import bots as botlib
+from . import open_tables
 from .analysis_api import close_pool as close_analysis_pool
 from .analysis_api import router as analysis_router
 from .puzzles_api import router as puzzles_router
@@ -194,7 +195,8 @@ def build_config(data: Any, max_match_deals: int = 100) -> dict[str, Any]:
     except (SetupError, RulesError) as e:
         raise ActionError("bad-rules", str(e)) from e
     return {"preset": name if rules == preset(name) else None, "base": name,
-            "rules": rules.to_dict(), "seats": clean, "seed": seed}
+            "rules": rules.to_dict(), "seats": clean, "seed": seed,
+            **open_tables.option(data)}
 
 
 def _warm_bots(pool: BotPool, say: Callable[[str], None]) -> None:
@@ -219,13 +221,15 @@ def create_app(database_url: str | None = None, bot_delay: float = 0.8,
                resume: bool = True, limits: Limits | None = None,
                seed_source: Callable[[], int] | None = None, warm_bots: bool = False,
                say: Callable[[str], None] | None = None, process_label: str | None = None,
-               shared_database: bool = False) -> FastAPI:
+               shared_database: bool = False,
+               quick_wait: float = open_tables.QUICK_WAIT) -> FastAPI:
     """The web app. ``limits``: see :class:`Limits`; ``seed_source`` draws match seeds (the
     default is the secure one; tests pass a seeded one to be reproducible). ``warm_bots``
     compiles the master bot's kernel in a worker process at start-up (``say`` reports
     progress), so the first master move does not wait for it. ``process_label`` names this
     process in a response header (``serve --processes``); ``shared_database``: other
-    processes use the database too (see :class:`Store`)."""
+    processes use the database too (see :class:`Store`). ``quick_wait``: seconds before bots
+    take a quick game's empty seats (web/open_tables.py)."""
     store = Store(database_url, shared=shared_database)
     state: dict[str, Tables] = {}
     lim = limits or Limits()
@@ -243,9 +247,11 @@ def create_app(database_url: str | None = None, bot_delay: float = 0.8,
         state["tables"] = tables
         _app.state.tables = tables
         tables.start_sweeper()
+        open_index = await open_tables.start(_app, tables, store, shared_database, quick_wait)
         try:
             yield
         finally:
+            open_index.close()
             await tables.close()
             await store.close()
             await asyncio.to_thread(pool.close)
@@ -263,6 +269,7 @@ def create_app(database_url: str | None = None, bot_delay: float = 0.8,
     app.include_router(analysis_router)  # analysis of finished deals (web/analysis_api.py)
     app.include_router(puzzles_router)  # the puzzle trainer (web/puzzles_api.py)
     app.include_router(rematch_router)  # issue 20: the same players at a new table
+    app.include_router(open_tables.router)  # issue 20: open tables, quick game
 
     def tables() -> Tables:
         return state["tables"]
@@ -324,7 +331,8 @@ def create_app(database_url: str | None = None, bot_delay: float = 0.8,
             token = await t.claim(seat, name if name is not None else "")
         except ActionError as e:
             return _err(e, 409 if e.code in ("seat-taken", "name-taken", "seat-reserved") else 400)
-        return JSONResponse({"seat": seat, "token": token}, status_code=201)
+        return JSONResponse({"id": table_id, "url": f"/t/{table_id}", "seat": seat,
+                             "token": token}, status_code=201)
 
     @app.get("/api/tables/{table_id}/rules")
     async def rules_text(table_id: str, lang: str = Query("fi", max_length=8)) -> Response:

@@ -73,6 +73,7 @@ class Limits:
     # None answers any (the library default: tests and programs that embed the app).
     allowed_hosts: list[str] | None = None
     analyses_per_address: int = 4  # analyses queued or running at once for one address
+    quick_per_minute: int = 20  # quick games (POST /api/quick) per client address per minute
 
     def __post_init__(self) -> None:
         self._proxies = [ipaddress.ip_network(p, strict=False) for p in self.trusted_proxies]

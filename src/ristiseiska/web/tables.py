@@ -853,6 +853,8 @@ class Tables:
         self.live: dict[str, LiveTable] = {}
         self._loading = asyncio.Lock()
         self._sweeper: asyncio.Task[None] | None = None
+        # told of every table that comes into memory, made or loaded (web/open_tables.py)
+        self.on_live: list[Callable[[LiveTable, bool], None]] = []  # (table, made)
         # a storage fault is told at once to everyone at a live table: what they were last
         # acknowledged may be lost, and nothing more will be
         listeners = getattr(store, "on_fault", None)  # (test and benchmark stores have none)
@@ -888,7 +890,15 @@ class Tables:
                     raise ActionError("broken-table",
                                       f"this table cannot be restored: {e}") from e
                 self.live[table_id] = t
+                self._tell_live(t, False)
         return t
+
+    def _tell_live(self, t: LiveTable, made: bool) -> None:
+        for hook in self.on_live:
+            try:
+                hook(t, made)
+            except Exception:  # noqa: BLE001 - a listener must not cost the table
+                log.exception("a table listener failed for %s", t.id)
 
     def seal(self, config: dict[str, Any]) -> dict[str, Any]:
         """Give a new table's configuration its match seed and the commitment to it: drawn
@@ -929,6 +939,7 @@ class Tables:
         except Exception as e:  # noqa: BLE001
             self.live.pop(table_id, None)
             raise store_error(e, "the first deal could not be saved") from e
+        self._tell_live(t, True)
         t.kick()
         return t
 

@@ -6,6 +6,7 @@
 import { html, render, useState, useEffect } from "./vendor/htm-preact-standalone.mjs";
 import { t, loadCatalog } from "./ui/text.js";
 import { Lobby } from "./ui/lobby.js";
+import { OpenTables } from "./ui/open.js";
 import { TablePage } from "./ui/table.js";
 
 // --- app shell -----------------------------------------------------------------------------
@@ -26,7 +27,7 @@ function App() {
       <h1><a href="/" data-action="lobby">♣7 ${t("web.title")}</a></h1>
       <nav class="nav"><a href="/puzzles" data-action="puzzles">${t("web.puzzles")}</a>${langs}</nav>
     </header>
-    <main><${Lobby} lang=${lang}/></main>`;
+    <main><${OpenTables} lang=${lang}/><${Lobby} lang=${lang}/></main>`;
 }
 
 // Keyboard or pointer: the focus ring is drawn only while the keyboard is in use.

@@ -30,6 +30,7 @@ export function Lobby({ lang }) {
     { kind: "bot", bot: "" }, { kind: "bot", bot: "" }, { kind: "bot", bot: "" },
   ]);
   const [seed, setSeed] = useState("");
+  const [open, setOpen] = useState(false); // list the table in the lobby (ui/open.js)
   const [error, setError] = useState(null);
   useEffect(() => { fetch(`/api/meta?lang=${lang}`).then((r) => r.json()).then(setMeta); }, [lang]);
   if (!meta) return html`<p>…</p>`;
@@ -48,7 +49,7 @@ export function Lobby({ lang }) {
   };
   const create = async () => {
     setError(null);
-    const body = { preset: presetName, options, seats: seats.map((s) => ({ ...s, bot: s.bot || meta.default_bot })) };
+    const body = { preset: presetName, options, open, seats: seats.map((s) => ({ ...s, bot: s.bot || meta.default_bot })) };
     if (seed.trim()) body.seed = parseInt(seed, 10);
     const r = await fetch("/api/tables", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
     const data = await r.json();
@@ -95,6 +96,7 @@ export function Lobby({ lang }) {
       <div class="opts">${Object.entries(meta.options).map(([k, o]) => html`<${OptionInput} name=${k} opt=${o} value=${k in options ? options[k] : base[k]} set=${(v) => setOpt(k, v)}/>`)}</div>
       <div class="row"><label>${t("web.lobby.seed")}: <input size="12" inputmode="numeric" value=${seed} onInput=${(e) => setSeed(e.target.value)}/></label></div>
     </details>
+    <div class="row"><label class="check"><input type="checkbox" data-action="open-table" checked=${open} onChange=${(e) => setOpen(e.target.checked)}/> ${t("open.list_in_lobby")}</label></div>
     ${error && html`<div class="error" role="alert" data-testid="lobby-error">${error}</div>`}
     <div class="row"><button class="primary" data-action="create" onClick=${create}>${t("web.lobby.create_button")}</button></div>
   </section>`;

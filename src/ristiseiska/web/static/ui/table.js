@@ -12,6 +12,7 @@ import { Menu } from "./menu.js";
 import { Result, Sheet } from "./result.js";
 import { RulesModal, HistoryModal } from "./dialogs.js";
 import { claimSeat } from "./lobby.js";
+import { QuickWait } from "./open.js";
 
 // The status line when the player has no card to play: why, and what the button will do.
 export function cannotPlayText(other) {
@@ -220,6 +221,7 @@ export function TablePage({ id, lang, langs = null }) {
       ${waiting && html`<div class="overlay panel waiting" data-testid="waiting"><h2>${t("webtable.waiting.title")}</h2>
         <p>${t("webtable.waiting.count", { taken: seatsTaken, total: friendSeats })}</p>
         <p>${isHost ? t("webtable.waiting.host") : t("webtable.waiting.guest")}</p>
+        <${QuickWait} id=${id}/>
         ${isHost && html`<button class="primary" data-action="start-now" onClick=${() => send({ type: "start" })}>${t("webtable.start_now")}</button>`}</div>`}
       </div>`}
       ${view && view.phase === "over" && html`<${Result} view=${view} names=${names} sheet=${sheet} you=${you} send=${send} id=${id} table=${table} onError=${(m) => push(t("web.error", { message: m }), "error")}/>`}
