@@ -13,10 +13,12 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from ristiseiska.web.security import Limits
 from ristiseiska.web.tables import hash_token
-from test_web import app_for, claim, joined, recv_until  # noqa: E402
+from test_web import CARD_TEXTS, app_for, claim, joined, recv_until  # noqa: E402
 from test_web_rematch import play_out  # noqa: E402
 
 
@@ -301,3 +303,75 @@ def test_with_several_processes_quick_redirects_to_the_seat_claim(db: str) -> No
         index._refreshed = float("-inf")
         assert [t["id"] for t in listed(client)] == [tid]
         assert listed(client)[0]["free"] == [2, 3]
+
+
+# -- invariants over any sequence of lobby actions ---------------------------------------------
+
+OPS = st.lists(st.one_of(
+    st.tuples(st.just("table"), st.booleans(), st.integers(1, 4)),  # open?, friend seats
+    st.tuples(st.just("claim"), st.integers(0, 20), st.integers(0, 4)),
+    st.tuples(st.just("quick"), st.integers(0, 5), st.just(0)),
+    st.tuples(st.just("start"), st.integers(0, 20), st.just(0)),
+), min_size=1, max_size=12)
+
+
+@settings(max_examples=12, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(ops=OPS)
+def test_the_listing_shows_exactly_the_open_tables_with_free_seats(tmp_path: Path,
+                                                                   ops: list[Any]) -> None:
+    """Whatever happens in the lobby, the listing holds every open, unfinished table with a
+    free friend seat and nothing else, its free seats are exactly the unclaimed friend seats,
+    and no token, token hash or card is ever in it."""
+    db = f"sqlite+aiosqlite:///{tmp_path / f'p{time.monotonic_ns()}.db'}"
+    with TestClient(app_for(db, quick_wait=30.0)) as client:
+        made: list[str] = []
+        tokens: list[str] = []
+        for kind, a, b in ops:
+            if kind == "table":
+                seats = [{"kind": "friend"}] * b + [{"kind": "bot"}] * (4 - b)
+                made.append(make(client, seats, open=a))
+            elif kind == "claim" and made:
+                r = client.post(f"/api/tables/{made[a % len(made)]}/seats/{b}",
+                                json={"name": f"Cat {len(tokens)}"})
+                if r.status_code == 201:
+                    tokens.append(r.json()["token"])
+            elif kind == "quick":
+                r = client.post("/api/quick", json={"name": f"Quin {a}"})
+                assert r.status_code in (201, 409), r.text
+                if r.status_code == 201:
+                    tokens.append(r.json()["token"])
+                    if r.json()["id"] not in made:
+                        made.append(r.json()["id"])
+            elif kind == "start" and made:
+                t = client.app.state.tables.live[made[a % len(made)]]
+                if t.host is not None and not t.started and t.seats[t.host].token_hash:
+                    client.portal.call(t.start_now, t.host)
+            got = client.get("/api/tables?open=1").json()["tables"]
+            text = json.dumps(got)
+            for secret in tokens:
+                assert secret not in text and hash_token(secret) not in text
+            strings = {s for s in _strings(got)}
+            assert not strings & CARD_TEXTS
+            want = set()
+            for tid in made:
+                t = client.app.state.tables.live[tid]
+                free = [i for i, s in enumerate(t.seats)
+                        if s.kind == "friend" and s.token_hash is None]
+                if t.config["open"] and free and not t.match.is_over():
+                    want.add(tid)
+                    entry = next(e for e in got if e["id"] == tid)
+                    assert entry["free"] == free
+                    assert entry["state"] == ("started" if t.started else "waiting")
+            assert {e["id"] for e in got} == want
+
+
+def _strings(obj: Any) -> Any:
+    if isinstance(obj, str):
+        yield obj
+    elif isinstance(obj, dict):
+        for v in obj.values():
+            yield from _strings(v)
+    elif isinstance(obj, list):
+        for v in obj:
+            yield from _strings(v)
