@@ -97,7 +97,7 @@ export function OpenTables({ lang }) {
       : tables.length === 0 ? html`<p class="open-none" data-testid="open-empty">${t("open.none")}</p>`
       : html`<ul class="open-list" data-testid="open-tables">${tables.map((tab) => html`<li class="open-table" data-testid="open-table" data-table=${tab.id} key=${tab.id}>
           <div class="open-head"><strong>${tab.title}</strong>
-            <span class=${"open-state " + tab.state}>${t(tab.state === "started" ? "open.started" : "open.waiting")}</span></div>
+            <span class=${"open-state is-" + tab.state}>${t(tab.state === "started" ? "open.started" : "open.waiting")}</span></div>
           ${tab.rules && html`<p class="open-rules">${tab.rules}</p>`}
           <p class="open-players">${t("open.players", { names: playersText(tab) || "–" })} · <strong>${tn("open.free", tab.free_count)}</strong></p>
           <p class="open-meta">${tab.clock ? t("open.clock", { s: tab.clock }) : t("open.no_clock")}</p>
