@@ -42,6 +42,8 @@ def test_serve_without_options_uses_sqlite_in_the_data_dir(tmp_path: Path) -> No
 @pytest.mark.parametrize("args, message", [
     (["--port", "70000"], "--port"),
     (["--bot-delay", "-1"], "--bot-delay"),
+    (["--quick-wait", "-1"], "--quick-wait"),
+    (["--quick-wait", "nan"], "--quick-wait"),
     (["--database-url", "nosuchdb://x"], "cannot use database"),
     (["--tables-per-minute", "0"], "--tables-per-minute"),
     (["--trusted-proxy", "not-an-address"], "--trusted-proxy"),

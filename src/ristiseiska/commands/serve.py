@@ -33,6 +33,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--nginx", default="auto", metavar="PATH",
                    help="with --processes: the nginx to run in front (default: the installed "
                    "one; 'none' only prints the configuration to use)")
+    p.add_argument("--quick-wait", type=float, default=20.0, metavar="SECONDS",
+                   help="a quick game's new table waits this long for other players before "
+                   "bots take its empty seats (default 20)")
     p.add_argument("--listen-fd", type=int, default=None, help=argparse.SUPPRESS)
     p.add_argument("--process-index", type=int, default=None, help=argparse.SUPPRESS)
     from ..web.security import Limits
@@ -96,6 +99,8 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"--port must be 0..65535, not {port}")
     if not 0 <= args.bot_delay <= 60:
         raise CliError(f"--bot-delay must be 0..60 seconds, not {args.bot_delay}")
+    if not 0 <= args.quick_wait <= 3600:
+        raise CliError(f"--quick-wait must be 0..3600 seconds, not {args.quick_wait:g}")
     limits = _limits(args)
     if not 1 <= args.processes <= 64:
         raise CliError(f"--processes must be 1..64, not {args.processes}")
@@ -114,7 +119,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         app = create_app(url, bot_delay=args.bot_delay, limits=limits, warm_bots=True,
                          say=lambda msg: print(msg, flush=True), process_label=label,
-                         shared_database=shared)
+                         shared_database=shared, quick_wait=args.quick_wait)
     except Exception as e:  # a malformed URL or a missing driver
         raise CliError(f"cannot use database {_safe(url)}: {_one_line(e)}") from None
     # The database is checked before the address is printed: a damaged, empty or read-only
@@ -206,6 +211,7 @@ def _worker_argv(args: argparse.Namespace, url: str) -> list[str]:
     limits; nginx on this machine is its trusted proxy (so each client keeps its own
     address for the per-address limits)."""
     out = ["--database-url", url, "--bot-delay", repr(args.bot_delay),
+           "--quick-wait", repr(args.quick_wait),
            "--tables-per-minute", str(args.tables_per_minute),
            "--open-tables", str(args.open_tables),
            "--sockets-per-address", str(args.sockets_per_address),

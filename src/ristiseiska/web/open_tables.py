@@ -217,12 +217,13 @@ class OpenIndex:
         if t.config.get("open"):
             e = self.entries.get(t.id)
             if e is None and made:
-                self.entries[t.id] = Entry(t.id, self.clock(), t.config, snap_live(t), t)
+                self.entries[t.id] = Entry(t.id, self.clock(), t.config, snap_live(t),
+                                           None if self.shared else t)
             elif e is not None:
                 e.table = t
         if t.config.get("fill_at") is not None and not t.started:
-            # the process that only made the table (several processes) leaves it to the
-            # table's own, which loads it on the seat claim the quick game redirects to
+            # with several processes the one that made the table drops its copy (quick): the
+            # table's own process loads it on the redirected seat claim and arms it then
             if not (made and self.shared):
                 self._arm(t)
 
@@ -363,7 +364,7 @@ class OpenIndex:
         assert self._quick is not None
         try:
             async with self._quick:  # one quick game at a time here: never the same seat
-                if self.shared and self.clock() - self._refreshed >= REFRESH:
+                if self.shared:  # what the other processes did, up to now
                     await self.refresh()
                 for entry in self._candidates(preset_name):
                     answer = await self._try_table(entry, name)
@@ -417,6 +418,13 @@ class OpenIndex:
         config["fill_at"] = self.clock() + self.quick_wait
         t = await self.tables.create(config)
         if self.shared:
+            # the table's own process (nginx hashes its id) loads it from the database on the
+            # redirected claim and runs its wait; this process's copy leaves memory now, so
+            # that it never fills the table behind the owner's back (nor, were this process
+            # the owner, keeps a copy that was never armed)
+            if self.tables.live.get(t.id) is t:
+                del self.tables.live[t.id]
+            await t.close()
             self._promised[(t.id, 0)] = self.clock() + PROMISE
             return RedirectResponse(f"/api/tables/{t.id}/seats/0", status_code=307)
         token = await t.claim(0, name)
