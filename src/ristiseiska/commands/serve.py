@@ -82,6 +82,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--analyses-per-address", type=int, default=d.analyses_per_address,
                    metavar="N", help="analyses of finished deals queued or running at once "
                    f"for one client address (default {d.analyses_per_address})")
+    g.add_argument("--quick-per-minute", type=int, default=d.quick_per_minute, metavar="N",
+                   help=f"quick games per client address per minute (default {d.quick_per_minute})")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -221,6 +223,7 @@ def _worker_argv(args: argparse.Namespace, url: str) -> list[str]:
            "--idle-minutes", repr(args.idle_minutes),
            "--header-timeout", repr(args.header_timeout),
            "--analyses-per-address", str(args.analyses_per_address),
+           "--quick-per-minute", str(args.quick_per_minute),
            # the supervisor's address, so that each process accepts the same Host names
            "--host", args.host]
     for name in args.allowed_host:
@@ -259,7 +262,8 @@ def _limits(args: argparse.Namespace) -> Any:
                          ("sockets_per_address", 1, 100_000),
                          ("messages_per_second", 0.1, 10_000), ("requests_per_second", 0.1, 100_000),
                          ("max_match_deals", 1, 1000), ("idle_minutes", 0.05, 10_000),
-                         ("header_timeout", 0.5, 3600), ("analyses_per_address", 1, 1000)):
+                         ("header_timeout", 0.5, 3600), ("analyses_per_address", 1, 1000),
+                         ("quick_per_minute", 1, 100_000)):
         value = getattr(args, name)
         if not lo <= value <= hi:
             raise CliError(f"--{name.replace('_', '-')} must be {lo:g}..{hi:g}, not {value:g}")
@@ -279,7 +283,8 @@ def _limits(args: argparse.Namespace) -> Any:
                   max_match_deals=args.max_match_deals, idle_seconds=args.idle_minutes * 60,
                   header_timeout=args.header_timeout, per_address=not args.no_limits,
                   trusted_proxies=proxies, allowed_origins=origins, allowed_hosts=hosts,
-                  analyses_per_address=args.analyses_per_address)
+                  analyses_per_address=args.analyses_per_address,
+                  quick_per_minute=args.quick_per_minute)
 
 
 async def _check_store(app: Any) -> list[str]:
