@@ -626,31 +626,43 @@ class Store:
                 st.standins = [int(x) for x in json.loads(state.standins or "[]")]
             return st
 
-    async def open_tables(self, since: float, limit: int) -> list[tuple[float, StoredTable]]:
+    async def open_tables(self, since: float, limit: int, known: frozenset[str] = frozenset()
+                          ) -> list[tuple[float, StoredTable]]:
         """The open tables (``rs_open``) created since ``since`` (Unix time) that have not
-        finished, newest first, at most ``limit``: each with its creation time, configuration,
-        seat names, which seats are taken, and the host's start and stand-ins (no deals or
-        moves: nothing is replayed)."""
+        finished, newest first, at most ``limit``: each with its creation time, configuration
+        (left empty, ``{}``, for the ids in ``known``: the caller has it), seat names, which
+        seats are taken, and the host's start and stand-ins (no deals or moves: nothing is
+        replayed)."""
         async with self.session() as s:
-            q = (select(TableRow.id, TableRow.created, TableRow.config)
-                 .join(OpenRow, OpenRow.table_id == TableRow.id)
+            q = (select(OpenRow.table_id, OpenRow.created)
+                 .join(TableRow, OpenRow.table_id == TableRow.id)
                  .where(TableRow.finished.is_(False), OpenRow.created >= since)
                  .order_by(OpenRow.created.desc()).limit(limit))
-            found: dict[str, tuple[float, StoredTable]] = {}
-            for tid, created, config in (await s.execute(q)).all():
-                found[tid] = (float(created), StoredTable(tid, json.loads(config), False))
+            found: dict[str, tuple[float, StoredTable]] = {
+                tid: (float(created), StoredTable(tid, {}, False))
+                for tid, created in (await s.execute(q)).all()}
             if not found:
                 return []
             ids = list(found)
-            for seat in await s.scalars(select(SeatRow).where(SeatRow.table_id.in_(ids))):
-                st = found[seat.table_id][1]
-                st.seat_names[seat.seat] = seat.name
-                st.token_hashes[seat.seat] = seat.token_hash
-            q2 = select(TableStateRow).where(TableStateRow.table_id.in_(ids))
-            for state in await s.scalars(q2):
-                st = found[state.table_id][1]
-                st.started = state.started
-                st.standins = [int(x) for x in json.loads(state.standins or "[]")]
+            new = [tid for tid in ids if tid not in known]
+            for i in range(0, len(new), 500):
+                q1 = select(TableRow.id, TableRow.config).where(TableRow.id.in_(new[i:i + 500]))
+                for tid, config in (await s.execute(q1)).all():
+                    found[tid][1].config = json.loads(config)
+            for i in range(0, len(ids), 500):
+                part = ids[i:i + 500]
+                q2 = (select(SeatRow.table_id, SeatRow.seat, SeatRow.name, SeatRow.token_hash)
+                      .where(SeatRow.table_id.in_(part)))
+                for tid, seat, name, token_hash in (await s.execute(q2)).all():
+                    st = found[tid][1]
+                    st.seat_names[seat] = name
+                    st.token_hashes[seat] = token_hash
+                q3 = (select(TableStateRow.table_id, TableStateRow.started,
+                             TableStateRow.standins).where(TableStateRow.table_id.in_(part)))
+                for tid, started, standins in (await s.execute(q3)).all():
+                    st = found[tid][1]
+                    st.started = bool(started)
+                    st.standins = [int(x) for x in json.loads(standins or "[]")]
             return list(found.values())
 
     async def unfinished_ids(self) -> list[str]:

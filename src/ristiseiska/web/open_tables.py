@@ -196,14 +196,18 @@ class OpenIndex:
         anybody is told of it, so this is what every process knows)."""
         assert self._refreshing is not None
         async with self._refreshing:
-            rows = await self.store.open_tables(self.clock() - self.max_age, 5000)
+            rows = await self.store.open_tables(self.clock() - self.max_age, 5000,
+                                                frozenset(self.entries))
             self._refreshed = self.clock()
             seen: dict[str, Entry] = {}
             for created, st in reversed(rows):  # oldest first
                 e = self.entries.get(st.id)
                 if e is None:
+                    if not st.config:  # known when asked, forgotten meanwhile: next time
+                        continue
                     e = Entry(st.id, created, st.config, snap_stored(st))
                 elif self.shared or e.table is None:
+                    st.config = e.config  # (not read again: it never changes)
                     e.snap = snap_stored(st)
                 seen[st.id] = e
             if self.shared:  # the database is the truth: finished and old ones are gone
