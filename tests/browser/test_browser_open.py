@@ -104,3 +104,31 @@ async def test_the_lobby_with_open_tables_is_accessible_on_a_phone(
     # nothing sticks out sideways on the phone
     assert await page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     await page.context.close()
+
+
+async def test_the_create_form_lists_a_table_when_asked(live_server: LiveServer,
+                                                        browser: Any) -> None:
+    page = await _lobby(browser, live_server, "fi", DESKTOP, name="Aino")
+    await page.wait_for_selector("[data-testid=open-empty]")  # nothing listed yet
+    await page.fill("[data-action=seat-name] >> nth=0", "Aino")
+    await page.select_option("[data-action=seat-kind] >> nth=1", "friend")
+    await page.check("[data-action=open-table]")
+    await page.click("[data-action=create]")
+    await page.wait_for_url("**/t/**")
+    tid = page.url.rsplit("/", 1)[1]
+    assert live_server.table(tid).config["open"] is True
+    await page.goto(live_server.url + "/")
+    row = page.locator(f"[data-testid=open-table][data-table='{tid}']")
+    await row.wait_for()
+    assert "Aino" in await row.inner_text()
+    # a table made without the box ticked stays private
+    await page.select_option("[data-action=seat-kind] >> nth=1", "friend")
+    await page.click("[data-action=create]")
+    await page.wait_for_url("**/t/**")
+    other = page.url.rsplit("/", 1)[1]
+    assert other != tid and live_server.table(other).config["open"] is False
+    await page.goto(live_server.url + "/")
+    await row.wait_for()
+    assert await page.locator("[data-testid=open-table]").count() == 1
+    assert page.errors == []  # type: ignore[attr-defined]
+    await page.context.close()
