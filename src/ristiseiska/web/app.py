@@ -51,6 +51,7 @@ from ..rules import CHOICES, OPTION_HELP, PRESETS, Rules, RulesError, preset
 from ..store import Store
 from ..view import public_event
 from . import bots as botlib
+from . import chat
 from .analysis_api import close_pool as close_analysis_pool
 from .analysis_api import router as analysis_router
 from .puzzles_api import router as puzzles_router
@@ -126,7 +127,8 @@ def lobby_meta(lang: str) -> dict[str, Any]:
                 "title": call("preset_title", n, default=n), "rules": preset(n).to_dict()}
                for n, (d, _o) in PRESETS.items()]
     return {"presets": presets, "options": options, "bots": botlib.levels(),
-            "default_bot": botlib.default_level(), "langs": list(i18n.LANGS)}
+            "default_bot": botlib.default_level(), "langs": list(i18n.LANGS),
+            "chat_phrases": chat.meta(lang)}
 
 
 def build_config(data: Any, max_match_deals: int = 100) -> dict[str, Any]:
@@ -193,8 +195,10 @@ def build_config(data: Any, max_match_deals: int = 100) -> dict[str, Any]:
         Game(rules, len(clean), seed=0)
     except (SetupError, RulesError) as e:
         raise ActionError("bad-rules", str(e)) from e
-    return {"preset": name if rules == preset(name) else None, "base": name,
-            "rules": rules.to_dict(), "seats": clean, "seed": seed}
+    config = {"preset": name if rules == preset(name) else None, "base": name,
+              "rules": rules.to_dict(), "seats": clean, "seed": seed}
+    config.update(chat.option(data))  # issue 20: free text at the table (web/chat.py)
+    return config
 
 
 def _warm_bots(pool: BotPool, say: Callable[[str], None]) -> None:
@@ -495,6 +499,8 @@ async def handle(t: LiveTable, conn: Conn, text: str, lim: Limits | None = None)
                 conn.send(t.state_for(conn, t.public_info(), t.sheet()))
         elif kind == "ping":
             conn.send({"type": "pong"})
+        elif kind == "chat":  # issue 20: phrases, reactions, text (web/chat.py)
+            chat.handle(t, conn, msg)
         else:
             raise ActionError("bad-type", f"unknown message type {kind[:32]!r}")
     except ActionError as e:
