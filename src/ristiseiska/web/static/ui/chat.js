@@ -169,7 +169,7 @@ export function ChatButton({ id, send, you, table }) {
         ${others.map((x) => html`<button class="small" data-action="chat-mute" data-seat=${x.seat} aria-pressed=${muted.has(String(x.seat)) ? "true" : "false"}
             onClick=${() => toggleMute(id, String(x.seat))}>🔇 ${t("chat.mute", { name: x.name })}</button>`)}
         <button class="small" data-action="chat-mute" data-seat="spectators" aria-pressed=${muted.has(SPECTATORS) ? "true" : "false"}
-            onClick=${() => toggleMute(id, SPECTATORS)}>🔇 ${t("chat.mute", { name: t("chat.spectators") })}</button></div>
+            onClick=${() => toggleMute(id, SPECTATORS)}>🔇 ${t("chat.mute_spectators")}</button></div>
     </section></div>`;
 }
 
