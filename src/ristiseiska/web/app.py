@@ -8,7 +8,8 @@ client → server
   ``{"type": "next-deal"}`` · ``{"type": "hint"}`` · ``{"type": "lang", "lang": "en"}`` ·
   ``{"type": "ping"}`` · ``{"type": "start"}`` (the host starts before every friend has come;
   bots stand in) · ``{"type": "replace", "target": 2}`` (the host seats a bot for a friend
-  away past the grace time; the friend takes the seat back by joining again)
+  away past the grace time; the friend takes the seat back by joining again) ·
+  ``{"type": "chat", "phrase": ID}`` / ``{"type": "chat", "text": T}`` (table talk, chat.py)
 server → client
   ``{"type": "state", "you": seat|null, "table": {…}, "sheet": {…}, "deal": n, "view": {…},
   "log": […], "labels": {…}}`` — ``view`` is ``Game.view(you).to_dict()``; a spectator's has no
@@ -17,7 +18,8 @@ server → client
   unchanged since the last state
   ``{"type": "ack", "move": "H6", "id": 7}`` (after the move is stored) ·
   ``{"type": "hint", "move": …, "reason": …}`` · ``{"type": "error", "code": …, "message": …}``
-  · ``{"type": "pong"}``
+  · ``{"type": "pong"}`` · ``{"type": "chat", "seat": S|null, "name": N, "phrase": ID}`` (or
+  ``"text"``; to everyone at the table)
 
 A bad message gets an error reply to its sender only; nothing changes and the socket stays open.
 A move's ``id`` makes it idempotent: a resent id gets the same ack again and is not played twice.

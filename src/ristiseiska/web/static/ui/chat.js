@@ -10,7 +10,7 @@ const LOG_MAX = 30; // messages kept in the log (in memory only: chat is not sto
 const SPECTATORS = "spectators"; // the mute key of every spectator (they have no seat)
 
 // --- the table's chat, outside any component (the socket adds, the panels read) -------------
-let store = { table: null, log: [], bubbles: {}, spect: [], seq: 0, unread: 0 };
+let store = { table: null, log: [], bubbles: {}, spect: [], seq: 0, unread: 0, you: null };
 const listeners = new Set();
 const emit = () => { for (const f of [...listeners]) f(); };
 function useStore() {
@@ -23,7 +23,7 @@ function useStore() {
   return store;
 }
 function reset(tableId) {
-  if (store.table !== tableId) store = { table: tableId, log: [], bubbles: {}, spect: [], seq: 0, unread: 0 };
+  if (store.table !== tableId) store = { table: tableId, log: [], bubbles: {}, spect: [], seq: 0, unread: 0, you: null };
 }
 
 // --- the phrase list (GET /api/meta's chat_phrases: ids, kinds, a reaction's emoji) ----------
@@ -76,7 +76,7 @@ export function receiveChat(tableId, msg) {
   const entry = { id, seat: msg.seat === undefined ? null : msg.seat, name: msg.name || "", phrase: msg.phrase, text: msg.text };
   if (mutedSet(tableId).has(senderKey(entry.seat))) return;
   store.log = [...store.log, entry].slice(-LOG_MAX);
-  store.unread += 1;
+  if (entry.seat === null || entry.seat !== store.you) store.unread += 1; // not for your own words
   if (entry.seat === null) store.spect = [...store.spect, entry].slice(-3);
   else store.bubbles = { ...store.bubbles, [entry.seat]: entry };
   setTimeout(() => {
@@ -115,12 +115,13 @@ export function chatErrorText(msg) {
 
 // The top bar's button and the panel it opens: phrases, reactions, own text, the log, mutes.
 export function ChatButton({ id, send, you, table }) {
+  reset(id); // a new table starts with an empty log
   const s = useStore();
   const [open, setOpen] = useState(false);
   const [text, setText] = useState("");
   const ref = useRef(null);
   const [, setLoaded] = useState(0);
-  useEffect(() => { reset(id); loadPhrases().then(() => setLoaded(1)); }, [id]);
+  useEffect(() => { loadPhrases().then(() => setLoaded(1)); }, [id]);
   useEffect(() => {
     if (!open) return undefined;
     store.unread = 0;
@@ -135,6 +136,7 @@ export function ChatButton({ id, send, you, table }) {
   }, [open]);
   useEffect(() => { if (open) store.unread = 0; });
   const seated = you !== null && you !== undefined;
+  store.you = seated ? you : null;
   const muted = mutedSet(id);
   const list = phrases || [];
   const say = (p) => send({ type: "chat", phrase: p.id });
