@@ -7,6 +7,7 @@ panel open; the panel fits a phone."""
 from __future__ import annotations
 
 import json
+import urllib.request
 from typing import Any
 
 import pytest
@@ -172,3 +173,55 @@ async def test_on_a_phone_the_phrases_open_from_a_small_button(live_server: Live
     assert scroll[0] <= 1 and scroll[1] <= 1
     for p in (aino, bea):
         await p.context.close()
+
+
+async def test_the_narrowest_phones_top_bar_holds_invite_talk_languages_and_menu(
+        live_server: LiveServer, browser: Any) -> None:
+    """With a friend seat still free the top bar has the most buttons: at 360 px every one of
+    them is whole and on screen (before, the menu stuck out 53 px past the window)."""
+    seats = [{"kind": "friend", "name": "Aino"}, {"kind": "friend", "name": "Bea"},
+             {"kind": "bot", "bot": "basic"}]
+    for lang in ("fi", "en"):
+        t = _post(f"{live_server.url}/api/tables", {"seats": seats})
+        tok = _post(f"{live_server.url}/api/tables/{t['id']}/seats/0", {"name": "Aino"})["token"]
+        ctx = await browser.new_context(viewport={"width": 360, "height": 640}, is_mobile=True,
+                                        has_touch=True)
+        await ctx.add_init_script(
+            f"localStorage.setItem('rs.lang', {json.dumps(lang)});"
+            f"localStorage.setItem('rs.seat.{t['id']}', "
+            f"{json.dumps(json.dumps({'seat': 0, 'token': tok}))});")
+        page = await ctx.new_page()
+        await page.goto(f"{live_server.url}/t/{t['id']}")
+        await page.wait_for_selector("[data-action=copy-invite]")
+        boxes = await page.evaluate("""() => [...document.querySelectorAll('.topbar button, .topbar a')]
+            .filter((e) => e.offsetParent !== null).map((e) => { const r = e.getBoundingClientRect();
+              return [e.dataset.action, r.left >= 0 && r.right <= innerWidth + 0.5, e.scrollWidth <= e.clientWidth + 1]; })""")
+        assert boxes and all(inside and whole for _, inside, whole in boxes), (lang, boxes)
+        assert await page.locator("[data-action=menu]").get_attribute("aria-expanded") == "false"
+        await page.click("[data-action=menu]")  # still named and working without its word
+        await page.wait_for_selector("[data-action=rules]")
+        await ctx.close()
+
+
+async def test_the_lobby_checkbox_makes_a_table_with_free_text(live_server: LiveServer,
+                                                               browser: Any) -> None:
+    ctx = await browser.new_context(viewport=DESKTOP)
+    page = await ctx.new_page()
+    await page.goto(live_server.url + "/")
+    await page.wait_for_selector("[data-action=create]")
+    assert await page.locator("[data-option=chat_text]").count() == 0  # you and bots: no talk
+    await page.select_option("fieldset[data-seat='1'] [data-action=seat-kind]", "friend")
+    box = page.locator("[data-option=chat_text]")
+    assert not await box.is_checked()  # off by default
+    await box.check()
+    await page.fill("fieldset[data-seat='0'] [data-action=seat-name]", "Aino")
+    await page.click("[data-action=create]")
+    await page.wait_for_url(lambda u: "/t/" in u)
+    tid = page.url.rsplit("/", 1)[1]
+    info = json.loads(urllib.request.urlopen(f"{live_server.url}/api/tables/{tid}",
+                                             timeout=20).read())
+    assert info["chat_text"] is True
+    await page.wait_for_selector("[data-action=chat]")
+    await page.click("[data-action=chat]")
+    await page.wait_for_selector("[data-action=chat-text]")
+    await ctx.close()
