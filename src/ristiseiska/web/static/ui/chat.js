@@ -139,7 +139,14 @@ export function ChatButton({ id, send, you, table }) {
   store.you = seated ? you : null;
   const muted = mutedSet(id);
   const list = phrases || [];
-  const say = (p) => send({ type: "chat", phrase: p.id });
+  // a quick phrase is one tap: sent, the panel closes (the board is free again), the focus
+  // goes back to the button
+  const say = (p) => {
+    if (!send({ type: "chat", phrase: p.id })) return;
+    setOpen(false);
+    const b = ref.current && ref.current.querySelector("[data-action=chat]");
+    if (b) b.focus({ preventScroll: true });
+  };
   const sendText = (e) => {
     e.preventDefault();
     if (text.trim() && send({ type: "chat", text })) setText("");
