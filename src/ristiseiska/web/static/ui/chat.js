@@ -184,6 +184,6 @@ export function ChatButton({ id, send, you, table }) {
 
 // The lobby's checkbox for the table option chat_text (off by default).
 export function ChatTextOption({ checked, set }) {
-  return html`<div class="row"><label title=${t("chat.option.text_help")}><input type="checkbox" data-option="chat_text" checked=${!!checked}
+  return html`<div class="row chat-option"><label title=${t("chat.option.text_help")}><input type="checkbox" data-option="chat_text" checked=${!!checked}
     onChange=${(e) => set(e.target.checked)}/> ${t("chat.option.text")}</label></div>`;
 }
