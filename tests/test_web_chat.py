@@ -404,3 +404,16 @@ def test_chat_never_touches_the_game_or_the_store() -> None:
         assert [m["type"] for m in got] == ["chat"] * 3  # no state frame: nothing changed
 
     run(go())
+
+
+def test_bots_never_talk(srv: Server) -> None:
+    tid, tokens = srv.table(friends=1)
+
+    async def go() -> None:
+        a = await _peer(srv, tid, 0, tokens[0])
+        await a.drain(1.0)  # the bots play on meanwhile (the test server has no bot delay)
+        assert len([f for f in a.frames if f["type"] == "state"]) > 1  # they did move
+        assert a.chats() == []
+        await a.ws.close()
+
+    run(go())
