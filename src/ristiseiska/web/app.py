@@ -197,10 +197,9 @@ def build_config(data: Any, max_match_deals: int = 100) -> dict[str, Any]:
         Game(rules, len(clean), seed=0)
     except (SetupError, RulesError) as e:
         raise ActionError("bad-rules", str(e)) from e
-    config = {"preset": name if rules == preset(name) else None, "base": name,
-              "rules": rules.to_dict(), "seats": clean, "seed": seed}
-    config.update(chat.option(data))  # issue 20: free text at the table (web/chat.py)
-    return config
+    return {"preset": name if rules == preset(name) else None, "base": name,
+            "rules": rules.to_dict(), "seats": clean, "seed": seed,
+            **chat.option(data)}  # issue 20: free text at the table (web/chat.py)
 
 
 def _warm_bots(pool: BotPool, say: Callable[[str], None]) -> None:
