@@ -7,6 +7,8 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import re
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -72,6 +74,30 @@ def _names(codes: set[str], lang: str) -> set[str]:
             if c in by_code and not by_code[c].is_joker}
 
 
+def _check_chat(sent: dict[str, Any], bad: set[str], lang: str) -> None:
+    """A chat frame names no hidden card: no card code as a word (the letters of ``HA`` in
+    capitals, a digit's in any case), no card's name in either language (written out here
+    again, independently of the server's filter)."""
+    from ristiseiska.web.chat import BY_ID
+
+    assert set(sent) <= {"type", "seat", "name", "phrase", "text"}, sent
+    if "phrase" in sent:
+        assert sent["phrase"] in BY_ID and "text" not in sent
+        return
+    text = sent["text"]
+    words = set(re.findall(r"[A-Za-z0-9]+", text))
+    low = {w.lower() for w in words}
+    for code in bad:
+        bare = code.rstrip("+")
+        if bare in words or bare[1:].isdigit() and bare.lower() in low:
+            raise AssertionError(f"a chat frame carries the hidden card {code}: {text!r}")
+    folded = text.casefold()
+    for c in CARDS[:104]:
+        for name in (c.name("fi"), c.name("fi", "acc"), c.name("fi", "par"), c.name("en")):
+            assert name.casefold() not in folded, (c, text)
+    assert not set(text) & set("♣♦♥♠♧♢♡♤"), text
+
+
 def _check(t: LiveTable, conns: dict[int | None, Conn]) -> int:
     checked = 0
     for viewer, conn in conns.items():
@@ -81,6 +107,8 @@ def _check(t: LiveTable, conns: dict[int | None, Conn]) -> int:
             assert msg is not None
             for lang in ("fi", "en"):
                 sent = json.loads(t.encode_state(msg, lang))
+                if sent["type"] == "chat":  # issue 20: talk never carries a card
+                    _check_chat(sent, bad, lang)
                 body = {k: v for k, v in sent.items() if k != "table"}  # rules name C7
                 leaked = bad & set(_strings(body))
                 assert not leaked, f"viewer {viewer} was sent hidden cards {leaked}: {body}"
@@ -194,3 +222,74 @@ def test_the_fast_views_are_exactly_the_engine_views(name: str) -> None:
                 await t._apply(g.to_move, rng.choice(list(g.legal_moves())))
 
     asyncio.run(run())
+
+
+_WORDS = ["hei", "kiva", "peli", "odota", "nyt", "minulla", "on", "sulla", "onko", "good",
+          "game", "wait", "I", "have", "the", "nice", "ha", "oho", "kohta", "vuoro"]
+
+
+def _card_piece(c: Any, how: int) -> str:
+    forms = [c.notation(), c.notation(True), c.notation().lower(), c.symbol(), c.name("fi"),
+             c.name("fi", "acc"), c.name("fi", "par"), c.name("en"), c.name("en").upper(),
+             f"{c.name('fi')[:-1]}"]
+    return forms[how % len(forms)]
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**62),
+       talk=st.lists(st.tuples(st.integers(0, 3), st.integers(0, 200), st.integers(0, 9),
+                               st.lists(st.sampled_from(_WORDS), max_size=6)),
+                     min_size=5, max_size=40))
+def test_chat_frames_carry_no_hidden_card(seed: int, talk: list[Any]) -> None:
+    """Issue 20: a deal is played while the players (and a spectator) chat: phrases,
+    reactions and free text, much of it trying to name a card of the player's hand. Every
+    chat frame anyone receives is searched as the state frames are."""
+    from ristiseiska.web import chat
+    from ristiseiska.web.chat import PHRASES
+
+    async def run() -> int:
+        players = 3
+        config = {"preset": "ristiseiska", "rules": preset("ristiseiska").to_dict(),
+                  "seed": seed, "chat_text": True,
+                  "seats": [{"kind": "friend", "bot": None, "name": f"P{i}"}
+                            for i in range(players)]}
+        t = LiveTable("leaktest-chat", config, MemoryStore(), 0.0)  # type: ignore[arg-type]
+        t.closed = True
+        t.started = True
+        conns: dict[int | None, Conn] = {None: Conn(addr="spectator")}
+        for s in range(players):
+            conns[s] = Conn(seat=s, addr=f"a{s}")
+        t.conns = set(conns.values())
+        await t.start_first_deal()
+        g = t.game
+        assert g is not None
+        rng = random.Random(seed)
+        checked = sent = 0
+        steps = iter(talk)
+        chat.clock = iter(range(0, 10**9, 3)).__next__  # far apart: no rate limit here
+        try:
+            while not g.is_over():
+                step = next(steps, None)
+                if step is not None:
+                    who, pick, how, words = step
+                    conn = conns[None if who == players else who]
+                    seat_hand = g.hand(conn.seat) if conn.seat is not None else []
+                    if pick % 3 == 0:
+                        msg = {"type": "chat", "phrase": PHRASES[pick % len(PHRASES)].id}
+                    else:
+                        text = list(words)
+                        if seat_hand and pick % 3 == 1:
+                            card = seat_hand[pick % len(seat_hand)]
+                            text.insert(pick % (len(text) + 1), _card_piece(card, how))
+                        msg = {"type": "chat", "text": " ".join(text) or "hei"}
+                    chat.handle(t, conn, msg)
+                    sent += 1
+                    checked += _check(t, conns)
+                async with t.lock:
+                    await t._apply(g.to_move, rng.choice(list(g.legal_moves())))
+                checked += _check(t, conns)
+        finally:
+            chat.clock = time.monotonic
+        return sent
+
+    assert asyncio.run(run()) > 0

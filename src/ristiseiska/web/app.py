@@ -8,7 +8,8 @@ client → server
   ``{"type": "next-deal"}`` · ``{"type": "hint"}`` · ``{"type": "lang", "lang": "en"}`` ·
   ``{"type": "ping"}`` · ``{"type": "start"}`` (the host starts before every friend has come;
   bots stand in) · ``{"type": "replace", "target": 2}`` (the host seats a bot for a friend
-  away past the grace time; the friend takes the seat back by joining again)
+  away past the grace time; the friend takes the seat back by joining again) ·
+  ``{"type": "chat", "phrase": ID}`` / ``{"type": "chat", "text": T}`` (table talk, chat.py)
 server → client
   ``{"type": "state", "you": seat|null, "table": {…}, "sheet": {…}, "deal": n, "view": {…},
   "log": […], "labels": {…}}`` — ``view`` is ``Game.view(you).to_dict()``; a spectator's has no
@@ -17,7 +18,8 @@ server → client
   unchanged since the last state
   ``{"type": "ack", "move": "H6", "id": 7}`` (after the move is stored) ·
   ``{"type": "hint", "move": …, "reason": …}`` · ``{"type": "error", "code": …, "message": …}``
-  · ``{"type": "pong"}``
+  · ``{"type": "pong"}`` · ``{"type": "chat", "seat": S|null, "name": N, "phrase": ID}`` (or
+  ``"text"``; to everyone at the table)
 
 A bad message gets an error reply to its sender only; nothing changes and the socket stays open.
 A move's ``id`` makes it idempotent: a resent id gets the same ack again and is not played twice.
@@ -52,6 +54,7 @@ from ..store import Store
 from ..view import public_event
 from . import bots as botlib
 from . import open_tables
+from . import chat
 from .analysis_api import close_pool as close_analysis_pool
 from .analysis_api import router as analysis_router
 from .puzzles_api import router as puzzles_router
@@ -127,7 +130,8 @@ def lobby_meta(lang: str) -> dict[str, Any]:
                 "title": call("preset_title", n, default=n), "rules": preset(n).to_dict()}
                for n, (d, _o) in PRESETS.items()]
     return {"presets": presets, "options": options, "bots": botlib.levels(),
-            "default_bot": botlib.default_level(), "langs": list(i18n.LANGS)}
+            "default_bot": botlib.default_level(), "langs": list(i18n.LANGS),
+            "chat_phrases": chat.meta(lang)}
 
 
 def build_config(data: Any, max_match_deals: int = 100) -> dict[str, Any]:
@@ -196,7 +200,8 @@ def build_config(data: Any, max_match_deals: int = 100) -> dict[str, Any]:
         raise ActionError("bad-rules", str(e)) from e
     return {"preset": name if rules == preset(name) else None, "base": name,
             "rules": rules.to_dict(), "seats": clean, "seed": seed,
-            **open_tables.option(data)}
+            **open_tables.option(data),
+            **chat.option(data)}  # issue 20: free text at the table (web/chat.py)
 
 
 def _warm_bots(pool: BotPool, say: Callable[[str], None]) -> None:
@@ -503,6 +508,8 @@ async def handle(t: LiveTable, conn: Conn, text: str, lim: Limits | None = None)
                 conn.send(t.state_for(conn, t.public_info(), t.sheet()))
         elif kind == "ping":
             conn.send({"type": "pong"})
+        elif kind == "chat":  # issue 20: phrases, reactions, text (web/chat.py)
+            chat.handle(t, conn, msg)
         else:
             raise ActionError("bad-type", f"unknown message type {kind[:32]!r}")
     except ActionError as e:

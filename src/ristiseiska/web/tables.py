@@ -373,6 +373,7 @@ class LiveTable:
                 for i, s in enumerate(self.seats)
             ],
             "rematch": self.rematch,
+            "chat_text": bool(self.config.get("chat_text")),  # issue 20 (web/chat.py)
             "waiting": not self.started,
             "host": self.host,
             "deals_finished": len(self.match.results),

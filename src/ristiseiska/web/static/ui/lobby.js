@@ -1,6 +1,7 @@
 // The lobby: choose rules and seats, create a table, sit at it.
 import { html, useState, useEffect, useLayoutEffect, useRef, useCallback } from "../vendor/htm-preact-standalone.mjs";
 import { t, tn, hasText, levelName, cardName, nextMoveId, reducedMotion, SUIT_SYMBOL, SUIT_ORDER, RANK_ORDER, FORCED } from "./text.js";
+import { ChatTextOption } from "./chat.js";
 
 // --- lobby ---------------------------------------------------------------------------------
 // A refusal of the rules names options as the engine spells them ("jokers=2 needs
@@ -31,6 +32,7 @@ export function Lobby({ lang }) {
   ]);
   const [seed, setSeed] = useState("");
   const [open, setOpen] = useState(false); // list the table in the lobby (ui/open.js)
+  const [chatText, setChatText] = useState(false); // issue 20: free text at the table
   const [error, setError] = useState(null);
   useEffect(() => { fetch(`/api/meta?lang=${lang}`).then((r) => r.json()).then(setMeta); }, [lang]);
   if (!meta) return html`<p>…</p>`;
@@ -51,6 +53,7 @@ export function Lobby({ lang }) {
     setError(null);
     const body = { preset: presetName, options, open, seats: seats.map((s) => ({ ...s, bot: s.bot || meta.default_bot })) };
     if (seed.trim()) body.seed = parseInt(seed, 10);
+    if (chatText && seats.filter((s) => s.kind === "friend").length > 1) body.chat_text = true;
     const r = await fetch("/api/tables", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
     const data = await r.json();
     if (!r.ok) { setError(data.error === "bad-rules" ? friendlyRulesError(data.message || "", meta) : data.error === "storage-fault" ? t("web.err.storage-fault") : t("web.error", { message: data.message || r.statusText })); return; }
@@ -97,6 +100,7 @@ export function Lobby({ lang }) {
       <div class="row"><label>${t("web.lobby.seed")}: <input size="12" inputmode="numeric" value=${seed} onInput=${(e) => setSeed(e.target.value)}/></label></div>
     </details>
     <div class="row"><label class="check"><input type="checkbox" data-action="open-table" checked=${open} onChange=${(e) => setOpen(e.target.checked)}/> ${t("open.list_in_lobby")}</label></div>
+    ${seats.filter((s) => s.kind === "friend").length > 1 && html`<${ChatTextOption} checked=${chatText} set=${setChatText}/>`}
     ${error && html`<div class="error" role="alert" data-testid="lobby-error">${error}</div>`}
     <div class="row"><button class="primary" data-action="create" onClick=${create}>${t("web.lobby.create_button")}</button></div>
   </section>`;

@@ -23,7 +23,7 @@ export function Menu({ items, label }) {
   }, [open]);
   const pick = (it) => { setOpen(false); it.run(); };
   return html`<div class="menu" ref=${ref}>
-    <button data-action="menu" aria-expanded=${open ? "true" : "false"} aria-controls="table-menu" onClick=${() => setOpen(!open)}>☰ ${label}</button>
+    <button data-action="menu" aria-expanded=${open ? "true" : "false"} aria-controls="table-menu" onClick=${() => setOpen(!open)}><span aria-hidden="true">☰</span><span class="menu-label"> ${label}</span></button>
     <div class="menu-list" id="table-menu" hidden=${!open}>
       ${items.map((it) => it.href
         ? html`<a class="menu-item" href=${it.href} data-action=${it.action}>${it.label}</a>`

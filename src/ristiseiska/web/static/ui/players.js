@@ -2,6 +2,7 @@
 import { html, useState, useEffect, useLayoutEffect, useRef, useCallback } from "../vendor/htm-preact-standalone.mjs";
 import { t, tn, hasText, levelName, cardName, nextMoveId, reducedMotion, SUIT_SYMBOL, SUIT_ORDER, RANK_ORDER, FORCED } from "./text.js";
 import { parseCard, sortHand, moveCard, CardFace, MiniFace, HandCard, Card, rankCode } from "./cards.js";
+import { ChatBubble } from "./chat.js";
 
 // The last thing a seat did, in the log's words without the name in front.
 export function lastAction(view, log, seat, name) {
@@ -64,6 +65,7 @@ export function Seat({ s, i, view, you, log, waiting, mine = false, isHost = fal
     ${act && html`<div class=${"bubble" + (act.fresh ? " fresh" : "")} data-testid="bubble" title=${act.text}>${act.text}</div>`}
     ${isHost && !waiting && s.kind === "friend" && s.away && !s.standin && i !== you && send &&
       html`<button class="small" data-action="replace" data-target=${i} title=${t("webtable.replace_help")} onClick=${() => send({ type: "replace", target: i })}>${t("webtable.replace")}</button>`}
+    <${ChatBubble} seat=${i}/>
   </div>`;
 }
 

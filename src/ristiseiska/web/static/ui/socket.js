@@ -1,4 +1,5 @@
 import { html, useState, useEffect, useLayoutEffect, useRef, useCallback } from "../vendor/htm-preact-standalone.mjs";
+import { receiveChat } from "./chat.js";
 
 // --- the table -------------------------------------------------------------------------------
 export function useTableSocket(id, lang, onError) {
@@ -35,7 +36,8 @@ export function useTableSocket(id, lang, onError) {
           if (msg.code === "bad-token") localStorage.removeItem(`rs.seat.${id}`);
           if (msg.code === "no-table") { closed = true; setConn("missing"); }
           onErrorRef.current(msg);
-        } else if (msg.type === "hint") setHint(msg);
+        } else if (msg.type === "chat") receiveChat(id, msg); // issue 20 (chat.js)
+        else if (msg.type === "hint") setHint(msg);
         else if (msg.type === "ack") { setHint(null); setPending(false); }
       };
       ws.onclose = () => {

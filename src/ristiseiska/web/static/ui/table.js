@@ -13,6 +13,7 @@ import { Result, Sheet } from "./result.js";
 import { RulesModal, HistoryModal } from "./dialogs.js";
 import { claimSeat } from "./lobby.js";
 import { QuickWait } from "./open.js";
+import { ChatButton, SpectatorChat, chatErrorText } from "./chat.js";
 
 // The status line when the player has no card to play: why, and what the button will do.
 export function cannotPlayText(other) {
@@ -31,6 +32,7 @@ export function lastPlayOf(history) {
 export function TablePage({ id, lang, langs = null }) {
   const { toasts, push, clear } = useToasts();
   const onError = (msg) => {
+    if (String(msg.code).startsWith("chat") || msg.code === "bad-chat") return push(chatErrorText(msg), "error");
     const key = `web.err.${msg.code}`, key2 = `webtable.err.${msg.code}`;
     // Our own words for known refusals; the engine's reason adds detail in English.
     const text = hasText(key2) ? t(key2) : hasText(key)
@@ -207,12 +209,14 @@ export function TablePage({ id, lang, langs = null }) {
         ${view && view.pot > 0 && html` · <span>${t("web.table.pot", { n: view.pot })}</span>`}</span>
       <span class="grow"></span>
       ${freeFriendSeat && html`<button class="invite-btn" data-action="copy-invite" data-testid="invite" data-link=${invite} title=${invite} onClick=${copy}>＋ ${t("room.invite")}</button>`}
+      <${ChatButton} id=${id} send=${send} you=${you} table=${table}/>
       ${langs}
       <${Menu} items=${menuItems} label=${t("room.menu")}/>
     </div>
     <section class="arena" aria-label=${t("web.table.board")}>
       <${Opponents} table=${table} view=${view} you=${you} log=${state.log || []} isHost=${isHost} waiting=${waiting} send=${send} totals=${totals}>${stock > 0 && html`<${Stock} n=${stock}/>`}<//>
       <div class="boardwrap">${view && html`<${Board} view=${view} lastPlay=${lastPlay} mark=${!!table.rules.distinct_decks} you=${you} handRef=${handRef}/>`}</div>
+      <${SpectatorChat}/>
       ${(you === null || waiting) && html`<div class="overlays">
       ${you === null && html`<div class="overlay panel" data-testid="seat-picker"><p>${t("web.table.watching")}</p>
         ${table.seats.some(free) && html`<div class="row"><label>${t("web.lobby.name")}: <input data-action="name" maxlength="24" value=${name} onInput=${(e) => setName(e.target.value)}/></label></div>

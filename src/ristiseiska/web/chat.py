@@ -1,0 +1,323 @@
+"""Talking at the table (issue 20): quick phrases, emoji reactions and, where the host allows
+it, short free text.
+
+Client → server over the table's WebSocket: ``{"type": "chat", "phrase": ID}`` (an id of
+:data:`PHRASES`, listed in ``GET /api/meta`` as ``chat_phrases``) or ``{"type": "chat",
+"text": T}`` (only at a table created with the option ``"chat_text": true``). Everyone at the
+table, players and spectators, receives ``{"type": "chat", "seat": S | null, "name": N,
+"phrase": ID}`` (or ``"text": T`` instead of ``"phrase"``); ``name`` is the seat's name, ``""``
+for a spectator. Each page shows a phrase in its own language.
+
+Refusals go to the sender only, as ``{"type": "error", "code", "message"}``, and nothing is
+broadcast: ``bad-chat`` (neither or both of phrase and text), ``chat-unknown`` (no such
+phrase), ``chat-spectator`` (a spectator may only react), ``chat-off`` (free text is not
+allowed at this table), ``chat-too-long`` (over :data:`MAX_TEXT` characters), ``chat-bad-text``
+(control or invisible characters, or nothing left), ``chat-refused`` (the text looks like it
+names a card; the frame also has ``reason``: ``notation``, ``name`` or ``symbol``, and ``found``,
+the piece that did) and ``chat-rate`` (more than :data:`RATE_COUNT` messages in
+:data:`RATE_WINDOW` seconds from one connection or one seat).
+
+Chat never changes the game, never takes the table's lock and is never stored: it is talk, not
+part of the match's record, and a player who reloads the page simply misses what was said.
+Bots never chat.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+import unicodedata
+import weakref
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from .. import i18n
+from .security import InputError, clean_text
+from .tables import ActionError, Conn, LiveTable
+
+MAX_TEXT = 120  # characters of free text
+RATE_COUNT = 5  # messages …
+RATE_WINDOW = 10.0  # … in this many seconds, per connection and per seat
+
+
+@dataclass(frozen=True)
+class Phrase:
+    id: str
+    kind: str  # "phrase" or "reaction"
+    emoji: str = ""  # a reaction's picture (its words are its accessible label)
+
+
+PHRASES: tuple[Phrase, ...] = (
+    Phrase("hello", "phrase"),
+    Phrase("good-luck", "phrase"),
+    Phrase("wait", "phrase"),
+    Phrase("hurry", "phrase"),
+    Phrase("oops", "phrase"),
+    Phrase("well-played", "phrase"),
+    Phrase("thanks", "phrase"),
+    Phrase("sorry", "phrase"),
+    Phrase("good-game", "phrase"),
+    Phrase("rematch", "phrase"),
+    Phrase("bye", "phrase"),
+    Phrase("r-laugh", "reaction", "😄"),
+    Phrase("r-wow", "reaction", "😮"),
+    Phrase("r-clap", "reaction", "👏"),
+    Phrase("r-sad", "reaction", "😢"),
+    Phrase("r-think", "reaction", "🤔"),
+    Phrase("r-thumbs", "reaction", "👍"),
+    Phrase("r-heart", "reaction", "❤️"),
+)
+BY_ID: dict[str, Phrase] = {p.id: p for p in PHRASES}
+
+
+def phrase_text(p: Phrase, lang: str) -> str:
+    """What ``p`` says in ``lang`` (a reaction: its emoji)."""
+    return p.emoji or i18n.t(f"chat.phrase.{p.id}", lang)
+
+
+def meta(lang: str) -> list[dict[str, Any]]:
+    """``chat_phrases`` of ``GET /api/meta``: every phrase with its text in ``lang`` and in
+    every language (``texts``); a reaction also has its words as ``label``."""
+    out = []
+    for p in PHRASES:
+        d: dict[str, Any] = {"id": p.id, "kind": p.kind, "text": phrase_text(p, lang),
+                             "texts": {la: phrase_text(p, la) for la in i18n.LANGS}}
+        if p.emoji:
+            d["label"] = i18n.t(f"chat.phrase.{p.id}", lang)
+        out.append(d)
+    return out
+
+
+def option(data: Any) -> dict[str, Any]:
+    """The table option ``"chat_text"`` of ``POST /api/tables``: ``true`` lets the players
+    write free text (off by default). Raises :class:`ActionError` for anything else than a
+    boolean or null."""
+    value = data.get("chat_text") if isinstance(data, dict) else None
+    if value is None or value is False:
+        return {}
+    if value is not True:
+        raise ActionError("bad-chat-text", "chat_text is true or false")
+    return {"chat_text": True}
+
+
+# -- cards in a text --------------------------------------------------------------------------
+
+_SUIT_SYMBOLS = set("♣♦♥♠♧♢♡♤") | {chr(c) for c in range(0x1F0A0, 0x1F100)}
+# canonical notation: a suit letter and a rank (the rank first also parses), a joker X1/X2;
+# letter ranks count in capitals only ("ha ha" is laughter, "HA" the ace of hearts)
+_NOTATION_UPPER = re.compile(r"(?<![A-Za-z0-9])(?:[CDHS](?:10|1[0-3]|[2-9AJQKT])|(?:10|[2-9AJQK])"
+                             r"[CDHS]|X[12])(?![A-Za-z0-9])")
+_NOTATION_DIGIT = re.compile(r"(?<![a-z0-9])(?:[cdhs](?:10|1[0-3]|[2-9])|(?:10|[2-9])[cdhs])"
+                             r"(?![a-z0-9])")
+# the words below are compared after folding: lower case, ä → a, ö → o
+_FI_SUITS = ("risti", "ruutu", "ruudu", "hertta", "herta", "hertan", "pata", "pada")
+_FI_SUIT_WORD = re.compile(r"^(?:risti|ruutu|ruudu|hertt?a|pata|pada)(?:n|a|aa|t|ssa|lla|lle)?$")
+_EN_SUIT_WORD = re.compile(r"^(?:club|diamond|heart|spade)s?$")
+# rank words by their stems (Finnish cases change the ending: seiska, seiskan, seiskaa)
+_RANK_STEMS = ("ass", "kakko", "kolmo", "nelo", "viito", "vito", "kuuto", "seisk", "seitsem",
+               "seitsik", "kas", "kahdeks", "kahdeksik", "ysi", "ysia", "yhdeks", "kymp",
+               "kymmen", "jatk", "sotila", "rouv", "akka", "akan", "kuningat", "kuninga",
+               "kunink", "kurko", "kunkku")
+_LONG_STEMS = (*(s for s in _RANK_STEMS if len(s) >= 4 and s not in ("jatk", "akka", "akan")), "assa")
+_RANK_WORD = re.compile(
+    r"^(?:(?:kakko|kolmo|nelo|viito|vito|kuuto|seisk|seitsem|seitsik|kahdeks|yhdeks|kymp|"
+    r"kymmen|sotila|rouv|kuningat|kuninga|kunink|kurko|kunkku)\w*|assa|assan|assaa|assat|kasi|"
+    r"kasin|kasia|kasit|ysi|ysin|ysia|ysit|jatka|jatkan|jatkaa|akka|akan|akkaa|kaksi|kolme|"
+    r"nelja|viisi|kuusi|ace|aces|two|three|four|five|six|seven|eight|nine|ten|jack|jacks|knave|"
+    r"queen|queens|king|kings|twos|threes|fours|fives|sixes|sevens|eights|nines|tens|"
+    r"1[0-3]|[2-9])$")
+_LETTER_RANK = re.compile(r"^[ajqkt]$")  # only after a suit word: "pata k", "hearts q"
+_EN_SQUEEZED = re.compile(r"^(?:ace|two|three|four|five|six|seven|eight|nine|ten|jack|queen|"
+                          r"king)(?:of)?(?:the)?(?:club|diamond|heart|spade)")
+_FILLER = {"of", "the"}
+_JOKER_WORD = re.compile(r"^(?:jokeri\w*|jokers?)$")
+
+
+def _fold(text: str) -> str:
+    text = unicodedata.normalize("NFKC", text).casefold()
+    text = "".join(ch for ch in unicodedata.normalize("NFKD", text)
+                   if not unicodedata.combining(ch))
+    return unicodedata.normalize("NFC", text)
+
+
+def card_mention(text: str) -> tuple[str, str] | None:
+    """``(reason, piece)`` when ``text`` seems to name a card, else ``None``. Best effort,
+    on purpose eager: ``reason`` is ``symbol`` (a suit or playing-card symbol), ``notation``
+    (``C7``, ``h10``, ``7H``, ``SQ``, ``D7+``, ``X1``) or ``name`` (``ristiseiska``,
+    ``herttakuutosen``, ``hertta 7``, ``padan kuningas``, ``seven of hearts``, ``7 hearts``,
+    ``jokeri``; Finnish case endings, spaced-out letters and hyphens are seen through)."""
+    for ch in text:
+        if ch in _SUIT_SYMBOLS:
+            return "symbol", ch
+    m = _NOTATION_UPPER.search(unicodedata.normalize("NFKC", text))
+    if m:
+        return "notation", m.group(0)
+    folded = _fold(text)
+    m = _NOTATION_DIGIT.search(folded)
+    if m:
+        return "notation", m.group(0)
+    words = re.findall(r"[a-z0-9]+", folded)
+    for i, w in enumerate(words):
+        if _JOKER_WORD.match(w):
+            return "name", w
+        # a compound: herttakuutonen, ristiseiskan, pataassa, hertta7
+        for suit in _FI_SUITS:
+            if w.startswith(suit) and len(w) > len(suit):
+                rest = w[len(suit):]
+                for r in (rest, rest[1:] if rest.startswith("n") else ""):
+                    if r and (r.startswith(_RANK_STEMS) or re.match(r"^(?:1[0-3]|[2-9])$", r)):
+                        return "name", w
+        # suit then rank, or rank then suit, with "of"/"the" between: hertta 7, seven of hearts
+        nxt = [x for x in words[i + 1:i + 4] if x not in _FILLER][:1]
+        suit_first = bool(_FI_SUIT_WORD.match(w) or _EN_SUIT_WORD.match(w))
+        if nxt and (suit_first and (_RANK_WORD.match(nxt[0]) or _LETTER_RANK.match(nxt[0]))
+                    or _RANK_WORD.match(w) and (_FI_SUIT_WORD.match(nxt[0])
+                                                or _EN_SUIT_WORD.match(nxt[0]))):
+            return "name", f"{w} {nxt[0]}"
+        # a lone suit letter and a rank: "h 7", "S Q"
+        if w in ("c", "d", "h", "s") and i + 1 < len(words) and re.match(
+                r"^(?:1[0-3]|[2-9])$", words[i + 1]):
+            return "notation", f"{w} {words[i + 1]}"
+    # letters spaced out or run together: "r i s t i s e i s k a", "ristiseiska!"
+    starts = [m.start() for m in re.finditer(r"(?<![a-z0-9])[a-z]", folded)]
+    squeezed_from = {}
+    for s in starts:
+        squeezed_from[s] = re.sub(r"[^a-z0-9]", "", folded[s:s + 60])
+    for s, sq in squeezed_from.items():
+        for suit in _FI_SUITS:
+            if sq.startswith(suit):
+                rest = sq[len(suit):]
+                if rest.startswith(_LONG_STEMS) or rest[1:].startswith(_LONG_STEMS) \
+                        and rest.startswith("n"):
+                    return "name", folded[s:s + len(suit) + 8].strip()
+        if _EN_SQUEEZED.match(sq):
+            return "name", folded[s:s + 16].strip()
+    return None
+
+
+# -- rates ------------------------------------------------------------------------------------
+
+class Window:
+    """At most ``count`` events in any ``seconds``: the times of the last ``count`` only."""
+
+    def __init__(self, count: int = RATE_COUNT, seconds: float = RATE_WINDOW) -> None:
+        self.times: deque[float] = deque(maxlen=count)
+        self.seconds = seconds
+
+    def full(self, now: float) -> bool:
+        t = self.times
+        return len(t) == t.maxlen and now - t[0] < self.seconds
+
+    def add(self, now: float) -> None:
+        self.times.append(now)
+
+
+class _TableChat:
+    """One table's chat state: a window per seat (a seat's tabs share it) and per spectator
+    address. Bounded: seats are at most eight and the table's connections at most 64."""
+
+    def __init__(self) -> None:
+        self.windows: dict[Any, Window] = {}
+
+    def window(self, key: Any) -> Window:
+        w = self.windows.get(key)
+        if w is None:
+            if len(self.windows) >= 128:  # forget the quietest (a spectator long gone)
+                del self.windows[min(self.windows, key=lambda k: self.windows[k].times[-1]
+                                     if self.windows[k].times else 0.0)]
+            w = self.windows[key] = Window()
+        return w
+
+
+_tables: weakref.WeakKeyDictionary[LiveTable, _TableChat] = weakref.WeakKeyDictionary()
+_conns: weakref.WeakKeyDictionary[Conn, Window] = weakref.WeakKeyDictionary()
+clock: Callable[[], float] = time.monotonic
+
+
+class Refused(ActionError):
+    """``chat-refused``: the text seems to name a card (``reason`` and ``found`` say how)."""
+
+    def __init__(self, reason: str, found: str, message: str) -> None:
+        super().__init__("chat-refused", message)
+        self.reason = reason
+        self.found = found
+
+
+def _refuse(conn: Conn, code: str, message: str, **extra: Any) -> None:
+    conn.send({"type": "error", "code": code, "message": message, **extra})
+
+
+def frame(t: LiveTable, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
+    """The chat frame ``msg`` from ``conn`` makes, or :class:`ActionError` (a card in the
+    text: :class:`Refused`)."""
+    has_phrase, has_text = "phrase" in msg, "text" in msg
+    if has_phrase == has_text:
+        raise ActionError("bad-chat", "a chat message has either a 'phrase' or a 'text'")
+    seat = conn.seat
+    out: dict[str, Any] = {"type": "chat", "seat": seat,
+                           "name": t.seats[seat].name if seat is not None else ""}
+    if has_phrase:
+        pid = msg["phrase"]
+        p = BY_ID.get(pid) if isinstance(pid, str) else None
+        if p is None:
+            shown = pid[:32] if isinstance(pid, str) else type(pid).__name__
+            raise ActionError("chat-unknown", f"there is no phrase {shown!r}; the phrases "
+                              "are listed in /api/meta as chat_phrases")
+        if seat is None and p.kind != "reaction":
+            raise ActionError("chat-spectator", "spectators may send reactions only, not "
+                              "phrases or text")
+        out["phrase"] = p.id
+        return out
+    if seat is None:
+        raise ActionError("chat-spectator", "spectators may send reactions only, not "
+                          "phrases or text")
+    if not t.config.get("chat_text"):
+        raise ActionError("chat-off", "free text is not allowed at this table; use the "
+                          "quick phrases")
+    raw = msg["text"]
+    if isinstance(raw, str) and len(" ".join(raw.split())) > MAX_TEXT:
+        raise ActionError("chat-too-long", f"a message is at most {MAX_TEXT} characters")
+    try:
+        text = clean_text(raw, MAX_TEXT, "message")
+    except InputError as e:
+        raise ActionError("chat-bad-text", e.message) from None
+    if not text:
+        raise ActionError("chat-bad-text", "the message is empty")
+    hit = card_mention(text)
+    if hit is not None:
+        reason, found = hit
+        why = {"symbol": "a card symbol", "notation": "card notation",
+               "name": "a card's name"}[reason]
+        raise Refused(reason, found, f"not sent: it has {why} ({found!r}), and nothing "
+                      "about cards may be said at the table")
+    out["text"] = text
+    return out
+
+
+def handle(t: LiveTable, conn: Conn, msg: dict[str, Any]) -> None:
+    """A chat message from ``conn``: checked, rate-limited, then sent to everyone at the table
+    (or refused to the sender alone)."""
+    try:
+        out = frame(t, conn, msg)
+    except ActionError as e:
+        extra = {"reason": e.reason, "found": e.found} if isinstance(e, Refused) else {}
+        _refuse(conn, e.code, e.message, **extra)
+        return
+    now = clock()
+    mine = _conns.get(conn)
+    if mine is None:
+        mine = _conns[conn] = Window()
+    state = _tables.get(t)
+    if state is None:
+        state = _tables[t] = _TableChat()
+    shared = state.window(("seat", conn.seat) if conn.seat is not None else ("addr", conn.addr))
+    if mine.full(now) or shared.full(now):
+        _refuse(conn, "chat-rate", f"at most {RATE_COUNT} chat messages in "
+                f"{RATE_WINDOW:g} seconds; this one was not sent")
+        return
+    mine.add(now)
+    shared.add(now)
+    for c in list(t.conns):
+        c.send(out)
