@@ -53,8 +53,7 @@ from ..rules import CHOICES, OPTION_HELP, PRESETS, Rules, RulesError, preset
 from ..store import Store
 from ..view import public_event
 from . import bots as botlib
-from . import open_tables
-from . import chat
+from . import chat, open_tables
 from .analysis_api import close_pool as close_analysis_pool
 from .analysis_api import router as analysis_router
 from .puzzles_api import router as puzzles_router
