@@ -91,3 +91,14 @@ def test_replay_cache_refuses_equal_but_other_events() -> None:
     v = g.view(g.to_move)  # a new view: equal events, other objects
     infer(v, cache)
     assert st_before is None or cache._state is not st_before
+
+
+@pytest.mark.parametrize("text", ["H6", "stop", "token", "pass", "S7", "H6+", "XJ1=H5",
+                                  "garbage", "C13@low", ""])
+@pytest.mark.parametrize("lang", ["fi", "en", "sv"])
+def test_move_label_cached_equals_uncached(text: str, lang: str) -> None:
+    i18n._CARD_NAMES.clear()
+    want = i18n._describe_move(text, lang)
+    assert i18n.describe_move(text, lang) == want
+    assert i18n.describe_move(text, lang) == want
+    i18n._CARD_NAMES.clear()

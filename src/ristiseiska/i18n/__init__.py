@@ -153,8 +153,9 @@ def _as_card(card: Card | str | None) -> Card | None:
         return None
 
 
-# (card, language, case) -> name: the web server names the same few cards for every event of
-# every table's log (a dozen case forms each), so each name is worked out once
+# (card's type, card, language, case) -> name: the web server names the same few cards for
+# every event of every table's log (a dozen case forms each), so each name is worked out once;
+# (str, move text, language, "move") -> describe_move's label
 _CARD_NAMES: dict[tuple[type, Any, str, str], str] = {}
 
 
@@ -317,6 +318,18 @@ def describe_move(move: Move | str, lang: str = DEFAULT_LANG) -> str:
     """A button label for a move: ``Pelaa herttakuutonen``, ``Lopeta vuoro``, ``Ota pantti``;
     ``Play the six of hearts``, ``End turn``, ``Take the token``. A text move is parsed first;
     an unreadable one is returned as it was given."""
+    if isinstance(move, str):  # the web server labels the same few moves for every state
+        key = (str, move, lang, "move")
+        label = _CARD_NAMES.get(key)
+        if label is None:
+            label = _describe_move(move, lang)
+            if len(_CARD_NAMES) < 20000:
+                _CARD_NAMES[key] = label
+        return label
+    return _describe_move(move, lang)
+
+
+def _describe_move(move: Move | str, lang: str) -> str:
     lang = norm_lang(lang)
     if isinstance(move, str):
         try:
