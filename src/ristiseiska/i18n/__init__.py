@@ -88,6 +88,7 @@ def reload() -> None:
     """Forget loaded catalogs (after editing a JSON file in a running program)."""
     _catalog.cache_clear()
     _CARD_NAMES.clear()
+    _MOVE_LABELS.clear()
 
 
 def catalog(lang: str) -> dict[str, str]:
@@ -154,9 +155,9 @@ def _as_card(card: Card | str | None) -> Card | None:
 
 
 # (card's type, card, language, case) -> name: the web server names the same few cards for
-# every event of every table's log (a dozen case forms each), so each name is worked out once;
-# (str, move text, language, "move") -> describe_move's label
+# every event of every table's log (a dozen case forms each), so each name is worked out once
 _CARD_NAMES: dict[tuple[type, Any, str, str], str] = {}
+_MOVE_LABELS: dict[tuple[str, str], str] = {}  # (move text, language) -> describe_move's label
 
 
 def card_name(card: Card | str, lang: str = DEFAULT_LANG, case: str = "nom") -> str:
@@ -319,12 +320,12 @@ def describe_move(move: Move | str, lang: str = DEFAULT_LANG) -> str:
     ``Play the six of hearts``, ``End turn``, ``Take the token``. A text move is parsed first;
     an unreadable one is returned as it was given."""
     if isinstance(move, str):  # the web server labels the same few moves for every state
-        key = (str, move, lang, "move")
-        label = _CARD_NAMES.get(key)
+        key = (move, lang)
+        label = _MOVE_LABELS.get(key)
         if label is None:
             label = _describe_move(move, lang)
-            if len(_CARD_NAMES) < 20000:
-                _CARD_NAMES[key] = label
+            if len(_MOVE_LABELS) < 20000:
+                _MOVE_LABELS[key] = label
         return label
     return _describe_move(move, lang)
 
