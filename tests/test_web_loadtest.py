@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+from pathlib import Path
+
+import pytest
 
 from ristiseiska.web import loadtest
 
@@ -49,3 +52,15 @@ def test_loadtest_reports_cpu_per_process_and_core() -> None:
     assert len(servers) == 1 and servers[0]["moves"] == report["moves_all_seats"]
     assert pc["server_cpu_ms_per_move"] > 0 and pc["cores_used"] > 0
     assert pc["moves_per_s_per_core"] > 0
+
+
+def test_table_cost_under_another_tree(tmp_path: Path) -> None:
+    """``--cost --server-path DIR`` measures the load test's table with DIR's server: this
+    very tree works, and a tree whose package has no server fails, naming the tree (so the
+    child really imports from DIR)."""
+    src = str(Path(loadtest.__file__).resolve().parents[2])
+    assert 0 < loadtest.table_cost_in(src, deals=1) < 1000
+    (tmp_path / "ristiseiska").mkdir()
+    (tmp_path / "ristiseiska" / "__init__.py").write_text("")
+    with pytest.raises(RuntimeError, match="failed under"):
+        loadtest.table_cost_in(str(tmp_path), deals=1)

@@ -47,6 +47,8 @@ __all__ = [
 
 def norm_lang(lang: str | None) -> str:
     """``'fi'``/``'en'`` from anything (``'fi_FI.UTF-8'``, ``'EN'``, ``None``); others → English."""
+    if lang == "fi" or lang == "en":  # the usual case first (this runs for every text)
+        return lang
     if not lang:
         return DEFAULT_LANG
     code = str(lang).strip().lower().replace("-", "_").split("_")[0].split(".")[0]
@@ -85,6 +87,8 @@ def _catalog(lang: str) -> dict[str, str]:
 def reload() -> None:
     """Forget loaded catalogs (after editing a JSON file in a running program)."""
     _catalog.cache_clear()
+    _CARD_NAMES.clear()
+    _MOVE_LABELS.clear()
 
 
 def catalog(lang: str) -> dict[str, str]:
@@ -150,10 +154,29 @@ def _as_card(card: Card | str | None) -> Card | None:
         return None
 
 
+# (card's type, card, language, case) -> name: the web server names the same few cards for
+# every event of every table's log (a dozen case forms each), so each name is worked out once
+_CARD_NAMES: dict[tuple[type, Any, str, str], str] = {}
+_MOVE_LABELS: dict[tuple[str, str], str] = {}  # (move text, language) -> describe_move's label
+
+
 def card_name(card: Card | str, lang: str = DEFAULT_LANG, case: str = "nom") -> str:
     """The natural name of a card (``herttakuutonen``, ``herttakuutosen`` with ``case='acc'``
     or ``'gen'``, ``herttakuutosella`` with ``'ade'``: every case of :mod:`.grammar`;
     ``six of hearts``); a second-deck card written ``H6+`` says which deck."""
+    key = (type(card), card, lang, case)  # the type too: a Card equals its int id
+    try:
+        return _CARD_NAMES[key]
+    except (KeyError, TypeError):  # TypeError: an unhashable argument, named below
+        pass
+    name = _card_name(card, lang, case)
+    if len(_CARD_NAMES) < 20000 and isinstance(card, (str, Card)):
+        # (bounded: a program naming arbitrary texts must not grow it without end)
+        _CARD_NAMES[key] = name
+    return name
+
+
+def _card_name(card: Card | str, lang: str, case: str) -> str:
     from .grammar import card_case
 
     lang = norm_lang(lang)
@@ -296,6 +319,18 @@ def describe_move(move: Move | str, lang: str = DEFAULT_LANG) -> str:
     """A button label for a move: ``Pelaa herttakuutonen``, ``Lopeta vuoro``, ``Ota pantti``;
     ``Play the six of hearts``, ``End turn``, ``Take the token``. A text move is parsed first;
     an unreadable one is returned as it was given."""
+    if isinstance(move, str):  # the web server labels the same few moves for every state
+        key = (move, lang)
+        label = _MOVE_LABELS.get(key)
+        if label is None:
+            label = _describe_move(move, lang)
+            if len(_MOVE_LABELS) < 20000:
+                _MOVE_LABELS[key] = label
+        return label
+    return _describe_move(move, lang)
+
+
+def _describe_move(move: Move | str, lang: str) -> str:
     lang = norm_lang(lang)
     if isinstance(move, str):
         try:

@@ -444,6 +444,30 @@ async def table_cost(deals: int = 40, seed: int = 1000) -> float:
     return 1000 * total / moves
 
 
+def table_cost_in(tree: str, deals: int = 40) -> float:
+    """:func:`table_cost` run against another source tree's server (e.g. an older commit's
+    ``src``, which may not have this function): its body is run in a child process whose
+    ``ristiseiska`` is imported from ``tree``, so both trees are measured by the same code."""
+    import inspect
+    import textwrap
+
+    body = textwrap.dedent(inspect.getsource(MemoryStore) + "\n\n"
+                           + inspect.getsource(table_cost))
+    body = (body.replace("from ..rules import", "from ristiseiska.rules import")
+            .replace("from .tables import", "from ristiseiska.web.tables import"))
+    code = ("from __future__ import annotations\nimport asyncio, random, time\n"
+            "from typing import Any\n" + body
+            + f"\nprint(asyncio.run(table_cost(deals={int(deals)})))\n")
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.path.abspath(tree)
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         timeout=600, check=False)
+    if out.returncode != 0:
+        raise RuntimeError(f"the cost benchmark failed under {tree}: "
+                           f"{(out.stderr or out.stdout).strip().splitlines()[-1:]}")
+    return float(out.stdout.split()[-1])
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m ristiseiska.web.loadtest", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -467,8 +491,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--cost", action="store_true",
                    help="instead: measure the server's time per move in-process, by how far "
                    "the deal has got (8 seats, two decks, a spectator; no network, no "
-                   "database), and the CPU per move of the load test's own table")
+                   "database), and the CPU per move of the load test's own table (with "
+                   "--server-path: that table's CPU per move under the other tree and this one)")
     args = p.parse_args(argv)
+    if args.cost and args.server_path:  # the load test's table under another tree, and here
+        print(f"the load test's table under {args.server_path}: "
+              f"{table_cost_in(args.server_path):.3f} ms CPU per move; this tree: "
+              f"{asyncio.run(table_cost()):.3f} ms")
+        return 0
     if args.cost:
         for start, ms in asyncio.run(move_cost(seed=args.seed)).items():
             print(f"events {start}–{start + 49}: {ms:.3f} ms per move (9 connections)")
