@@ -8,7 +8,9 @@ client → server
   ``{"type": "next-deal"}`` · ``{"type": "hint"}`` · ``{"type": "lang", "lang": "en"}`` ·
   ``{"type": "ping"}`` · ``{"type": "start"}`` (the host starts before every friend has come;
   bots stand in) · ``{"type": "replace", "target": 2}`` (the host seats a bot for a friend
-  away past the grace time; the friend takes the seat back by joining again)
+  away past the grace time; the friend takes the seat back by joining again) ·
+  ``{"type": "back"}`` (*I'm back*: the player takes back the seat the turn clock's stand-in
+  kept after two timeouts in a row; web/clock.py)
 server → client
   ``{"type": "state", "you": seat|null, "table": {…}, "sheet": {…}, "deal": n, "view": {…},
   "log": […], "labels": {…}}`` — ``view`` is ``Game.view(you).to_dict()``; a spectator's has no
@@ -53,6 +55,7 @@ from ..view import public_event
 from . import bots as botlib
 from .analysis_api import close_pool as close_analysis_pool
 from .analysis_api import router as analysis_router
+from .clock import option as clock_option
 from .puzzles_api import router as puzzles_router
 from .rematch import router as rematch_router
 from .security import (
@@ -194,7 +197,8 @@ def build_config(data: Any, max_match_deals: int = 100) -> dict[str, Any]:
     except (SetupError, RulesError) as e:
         raise ActionError("bad-rules", str(e)) from e
     return {"preset": name if rules == preset(name) else None, "base": name,
-            "rules": rules.to_dict(), "seats": clean, "seed": seed}
+            "rules": rules.to_dict(), "seats": clean, "seed": seed,
+            **clock_option(data, ActionError)}
 
 
 def _warm_bots(pool: BotPool, say: Callable[[str], None]) -> None:
@@ -487,6 +491,8 @@ async def handle(t: LiveTable, conn: Conn, text: str, lim: Limits | None = None)
             await t.start_now(conn.seat)
         elif kind == "replace":
             await t.replace(conn.seat, msg.get("target"))
+        elif kind == "back":  # the turn clock's stand-in gives the seat back (web/clock.py)
+            await t.clock.back(conn.seat)
         elif kind == "hint":
             conn.send(await t.ahint(conn.seat, i18n.norm_lang(str(msg.get("lang", "fi")))))
         elif kind == "lang":

@@ -1,6 +1,7 @@
 // The lobby: choose rules and seats, create a table, sit at it.
 import { html, useState, useEffect, useLayoutEffect, useRef, useCallback } from "../vendor/htm-preact-standalone.mjs";
 import { t, tn, hasText, levelName, cardName, nextMoveId, reducedMotion, SUIT_SYMBOL, SUIT_ORDER, RANK_ORDER, FORCED } from "./text.js";
+import { ClockSelect, defaultClock } from "./clock.js";
 
 // --- lobby ---------------------------------------------------------------------------------
 // A refusal of the rules names options as the engine spells them ("jokers=2 needs
@@ -31,10 +32,12 @@ export function Lobby({ lang }) {
   ]);
   const [seed, setSeed] = useState("");
   const [error, setError] = useState(null);
+  const [clockChoice, setClock] = useState(undefined); // undefined: the default for the seats
   useEffect(() => { fetch(`/api/meta?lang=${lang}`).then((r) => r.json()).then(setMeta); }, [lang]);
   if (!meta) return html`<p>…</p>`;
   const preset = meta.presets.find((p) => p.name === presetName);
   const base = preset.rules;
+  const clock = clockChoice === undefined ? defaultClock(seats) : clockChoice;
   const setCount = (n) => {
     const s = seats.slice(0, n);
     while (s.length < n) s.push({ kind: "bot", bot: meta.default_bot });
@@ -50,6 +53,7 @@ export function Lobby({ lang }) {
     setError(null);
     const body = { preset: presetName, options, seats: seats.map((s) => ({ ...s, bot: s.bot || meta.default_bot })) };
     if (seed.trim()) body.seed = parseInt(seed, 10);
+    body.clock = clock;
     const r = await fetch("/api/tables", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
     const data = await r.json();
     if (!r.ok) { setError(data.error === "bad-rules" ? friendlyRulesError(data.message || "", meta) : data.error === "storage-fault" ? t("web.err.storage-fault") : t("web.error", { message: data.message || r.statusText })); return; }
@@ -91,6 +95,7 @@ export function Lobby({ lang }) {
               value=${s.name || ""} onInput=${(e) => setSeat(i, { name: e.target.value })}/>`}
       </fieldset>`)}
     </div>
+    <${ClockSelect} value=${clock} set=${setClock}/>
     <details><summary>${t("web.lobby.house_rules")}</summary>
       <div class="opts">${Object.entries(meta.options).map(([k, o]) => html`<${OptionInput} name=${k} opt=${o} value=${k in options ? options[k] : base[k]} set=${(v) => setOpt(k, v)}/>`)}</div>
       <div class="row"><label>${t("web.lobby.seed")}: <input size="12" inputmode="numeric" value=${seed} onInput=${(e) => setSeed(e.target.value)}/></label></div>

@@ -12,6 +12,7 @@ import { Menu } from "./menu.js";
 import { Result, Sheet } from "./result.js";
 import { RulesModal, HistoryModal } from "./dialogs.js";
 import { claimSeat } from "./lobby.js";
+import { BackButton } from "./clock.js";
 
 // The status line when the player has no card to play: why, and what the button will do.
 export function cannotPlayText(other) {
@@ -210,7 +211,7 @@ export function TablePage({ id, lang, langs = null }) {
       <${Menu} items=${menuItems} label=${t("room.menu")}/>
     </div>
     <section class="arena" aria-label=${t("web.table.board")}>
-      <${Opponents} table=${table} view=${view} you=${you} log=${state.log || []} isHost=${isHost} waiting=${waiting} send=${send} totals=${totals}>${stock > 0 && html`<${Stock} n=${stock}/>`}<//>
+      <${Opponents} table=${table} view=${view} you=${you} log=${state.log || []} isHost=${isHost} waiting=${waiting} send=${send} totals=${totals} clock=${state.clock}>${stock > 0 && html`<${Stock} n=${stock}/>`}<//>
       <div class="boardwrap">${view && html`<${Board} view=${view} lastPlay=${lastPlay} mark=${!!table.rules.distinct_decks} you=${you} handRef=${handRef}/>`}</div>
       ${(you === null || waiting) && html`<div class="overlays">
       ${you === null && html`<div class="overlay panel" data-testid="seat-picker"><p>${t("web.table.watching")}</p>
@@ -226,9 +227,10 @@ export function TablePage({ id, lang, langs = null }) {
     </section>
     <section class="mine" aria-label=${t("web.table.hand")}>
       <div class="mybar">
-        ${view && you !== null && html`<${Seat} s=${table.seats[you]} i=${you} view=${view} you=${you} log=${state.log || []} waiting=${waiting} mine=${true} total=${totals ? totals[you] : null}/>`}
+        ${view && you !== null && html`<${Seat} s=${table.seats[you]} i=${you} view=${view} you=${you} log=${state.log || []} waiting=${waiting} mine=${true} total=${totals ? totals[you] : null} clock=${state.clock}/>`}
         <div class=${"status" + (myTurn ? " mine" : "") + (cannot ? " cannot" : "")} role="status" data-testid="status">${status}</div>
         <div class="actions">
+          <${BackButton} table=${table} you=${you} send=${send}/>
           ${myTurn && other.map((m) => html`<button class="primary" data-action=${m} title=${FORCED.includes(m) ? "T" : m === "stop" ? (lang === "fi" ? "L" : "E") : ""} onClick=${() => play(m)}>${state.labels?.[m] || m}</button>`)}
           ${myTurn && view.phase === "give" && legal.map((m) => html`<button class="primary" data-action="give" data-move=${m} onClick=${() => play(m)}>${state.labels?.[m] || m}</button>`)}
           ${myTurn && html`<button data-action="hint" title=${lang === "fi" ? "V" : "H"} onClick=${() => send({ type: "hint", lang })}>${t("web.action.hint")}</button>`}
