@@ -217,6 +217,11 @@ def test_two_timeouts_in_a_row_the_stand_in_keeps_the_seat_until_back(
         ws.send_json({"type": "join", "seat": 0, "token": tok})
         states(ws, lambda m: m["you"] == 0)
         assert t.seats[0].standin
+        # while the stand-in keeps the seat the player does not play it too
+        moves = len(t.game.moves)
+        ws.send_json({"type": "move", "move": "stop"})
+        assert recv_until(ws, lambda m: m["type"] == "error")["code"] == "seat-held"
+        assert t.seats[0].standin and len(t.game.moves) >= moves
     # from the store too, after a reload
     with client.websocket_connect(f"/ws/{tid}") as ws:
         joined(ws, 0, tok)

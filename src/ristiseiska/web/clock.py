@@ -295,6 +295,13 @@ class TurnClock:
         if self.strikes.pop(seat, 0):
             self.persist()
 
+    def check_move(self, seat: int) -> None:
+        """A player whose seat the clock's stand-in keeps comes back before moving (else the
+        stand-in and the player would both play the seat)."""
+        if seat in self.held and self.t.seats[seat].standin:
+            raise self.error("seat-held", "a bot plays your seat since your time ran out "
+                             "twice in a row: send 'back' (I'm back) first")
+
     def holds(self, seat: int) -> bool:
         """The clock's stand-in keeps this seat (only *I'm back* returns it, not a rejoin)."""
         return seat in self.held

@@ -677,6 +677,7 @@ class LiveTable:
                     raise ActionError("id-reused", f"move id {move_id!r} was already used "
                                       f"for {acked[move_id]}")
                 return acked[move_id]
+            self.clock.check_move(seat)  # a seat the clock's stand-in keeps: "back" first
             played = await self._play_locked(seat, text)
             self.clock.moved(seat)
             if move_id is not None:

@@ -31,7 +31,7 @@ export function ClockBadge({ clock }) {
   const urgent = left <= URGENT_MS;
   return html`<span class=${"clock" + (urgent ? " urgent" : "")} role="timer" aria-live="off"
     data-testid="clock" data-seat=${clock.seat} data-urgent=${urgent ? "true" : "false"}
-    aria-label=${t("clock.left", { time: text })}><span aria-hidden="true">⏱ </span>${text}</span>`;
+    aria-label=${t("clock.left", { time: text })}>${text}</span>`;
 }
 
 // For your own seat while a stand-in plays it (after two timeouts in a row).
@@ -47,8 +47,7 @@ export function defaultClock(seats) {
 }
 
 export function ClockSelect({ value, set }) {
-  return html`<div class="row"><label title=${t("clock.lobby.help")}>${t("clock.lobby.label")}:
-    <select data-action="clock" value=${value === null ? "" : String(value)}
+  return html`<div class="row"><label title=${t("clock.lobby.help")}>${t("clock.lobby.label")}:${" "}<select data-action="clock" value=${value === null ? "" : String(value)}
       onChange=${(e) => set(e.target.value === "" ? null : parseInt(e.target.value, 10))}>
       <option value="">${t("clock.lobby.off")}</option>
       ${CLOCK_CHOICES.map((n) => html`<option value=${String(n)}>${t("clock.lobby.seconds", { n })}</option>`)}

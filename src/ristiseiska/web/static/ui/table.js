@@ -52,7 +52,8 @@ export function TablePage({ id, lang, langs = null }) {
   const table = state && state.table;
   const waiting = !!(table && table.waiting);
   const legal = view ? view.legal_moves : [];
-  const myTurn = !!(conn === "open" && you !== null && view && view.to_move === you && view.phase !== "over" && legal.length > 0 && !waiting);
+  const held = !!(table && you !== null && table.seats[you] && table.seats[you].standin); // a bot plays for you (ui/clock.js)
+  const myTurn = !!(conn === "open" && you !== null && view && view.to_move === you && view.phase !== "over" && legal.length > 0 && !waiting && !held);
   const turnKey = view ? `${state.deal}:${view.history.length}` : "";
 
   // Your turn: the tab title says so, and a chime if the player asked for one.
