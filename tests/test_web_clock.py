@@ -500,3 +500,75 @@ def test_frames_with_a_running_clock_carry_no_hidden_card(name: str) -> None:
         assert asyncio.run(_play_clocked(name, players, seed)) > 0
 
     run()
+
+
+# -- the timer itself -------------------------------------------------------------------------
+
+class _Recording(MemoryStore):
+    """Keeps nothing but the clock's writes, in order."""
+
+    def __init__(self) -> None:
+        self.clock: list[dict[str, Any]] = []
+
+    async def set_clock(self, _tid: str, state: dict[str, Any]) -> None:
+        self.clock.append(json.loads(json.dumps(state)))
+
+    async def add_timeout(self, *_a: Any) -> None:
+        return None
+
+
+async def _running_table(scale: float) -> tuple[LiveTable, _Recording]:
+    config = {"preset": "ristiseiska", "rules": preset("ristiseiska").to_dict(), "seed": 3,
+              "clock": 60, "seats": [{"kind": "friend", "bot": None, "name": f"P{i}"}
+                                     for i in range(3)]}
+    store = _Recording()
+    t = LiveTable("clocktimer-01", config, store, 0.0)  # type: ignore[arg-type]
+    t.clock.scale = scale
+    t.started = True
+    t.conns = {Conn(seat=0), Conn(seat=1), Conn(seat=2)}
+    await t.start_first_deal()
+    async with t.lock:
+        t._broadcast()
+    return t, store
+
+
+def test_one_timer_per_table_at_the_next_checkpoint_and_no_task_per_second() -> None:
+    async def run() -> None:
+        t, store = await _running_table(1.0)
+        loop = asyncio.get_running_loop()
+        handle = t.clock._handle
+        assert handle is not None and t.clock.running is not None
+        assert 4.9 < handle.when() - loop.time() <= clockmod.CHECKPOINT  # not every second
+        tasks = len(asyncio.all_tasks())
+        for _ in range(5):
+            async with t.lock:
+                t._broadcast()  # frames go out; the timer stays the same one
+        await asyncio.sleep(0.3)
+        assert t.clock._handle is handle and len(asyncio.all_tasks()) <= tasks
+        assert [s["turn"][:3] for s in store.clock] == [list(t.clock.running)]
+        g = t.game
+        async with t.lock:  # a move: the old timer is cancelled, the next decision timed
+            await t._apply(g.to_move, g.legal_moves()[0])
+        assert handle.cancelled() and t.clock._handle is not handle
+        assert t.clock.running == (0, 1, g.to_move)
+        await t.close()
+        assert t.clock._handle is None or t.clock._handle.cancelled()
+
+    asyncio.run(run())
+
+
+def test_checkpoints_store_the_time_left_as_it_runs_down() -> None:
+    """At 1/50 a 60-second clock is 1.2 s with a checkpoint every 0.1 s: the stored time left
+    goes down checkpoint by checkpoint, never above the option."""
+    async def run() -> None:
+        t, store = await _running_table(0.02)
+        await asyncio.sleep(0.55)
+        left = [s["turn"][3] for s in store.clock if s["turn"]]
+        assert len(left) >= 4, left
+        assert left == sorted(left, reverse=True) and left[0] <= 1200
+        assert left[-1] <= 1200 - 350
+        assert not t.clock.marks  # not run out yet
+        await t.close()
+        assert store.clock[-1]["turn"][3] <= left[-1]  # closing stores the exact time left
+
+    asyncio.run(run())
