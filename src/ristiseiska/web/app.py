@@ -16,7 +16,8 @@ server → client
   "log": […], "labels": {…}}`` — ``view`` is ``Game.view(you).to_dict()``; a spectator's has no
   hand and no moves; ``view`` is ``null`` for everyone, the host included, while the table
   waits for its friends (``table.waiting``); ``table`` (seats, rules) is left out when
-  unchanged since the last state
+  unchanged since the last state; a table with a turn clock adds ``"clock": {"seat": S,
+  "remaining_ms": M}`` while a friend decides, else ``null`` (web/clock.py)
   ``{"type": "ack", "move": "H6", "id": 7}`` (after the move is stored) ·
   ``{"type": "hint", "move": …, "reason": …}`` · ``{"type": "error", "code": …, "message": …}``
   · ``{"type": "pong"}``
