@@ -100,6 +100,39 @@ def test_postgres_keeps_an_early_start_and_its_stand_in_across_restarts(pg_url: 
         assert not live(c, tid).plays_bot(1)
 
 
+def test_postgres_keeps_the_turn_clock_across_restarts(pg_url: str,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """issue 20: the clock's tables (rs_clock, rs_clock_timeouts) on PostgreSQL: two timeouts,
+    the held seat, the marked moves and a paused clock's time left come back after a restart."""
+    from ristiseiska.web.clock import SCALE_ENV
+
+    monkeypatch.setenv(SCALE_ENV, "0.02")
+    with TestClient(create_app(pg_url, bot_delay=0.0)) as c:
+        tid = new_table(c, ["friend", "bot", "bot"], clock=15, seed=4)
+        tok = claim(c, tid, 0)
+        with c.websocket_connect(f"/ws/{tid}") as ws:
+            joined(ws, 0, tok)
+            st = recv_until(ws, lambda m: m["type"] == "state" and "table" in m
+                            and m["table"]["clock_held"] == [0], limit=3000)
+            marked = [e for e in st["view"]["history"] if e.get("timeout")]
+        assert len(marked) == 2
+    with TestClient(create_app(pg_url, bot_delay=60.0)) as c:
+        info = c.get(f"/api/tables/{tid}").json()
+        assert info["clock"] == 15 and info["clock_held"] == [0]
+        assert info["seats"][0]["standin"] is True
+        t = live(c, tid)
+        assert len(t.clock.marks) >= 2 and t.clock.strikes.get(0) == 2
+        with c.websocket_connect(f"/ws/{tid}") as ws:
+            st = joined(ws, 0, tok)
+            assert [e for e in st["view"]["history"] if e.get("timeout")][:2] == marked
+            ws.send_json({"type": "back"})
+            recv_until(ws, lambda m: m["type"] == "state" and "table" in m
+                       and m["table"]["clock_held"] == [])
+    with TestClient(create_app(pg_url, bot_delay=60.0)) as c:
+        info = c.get(f"/api/tables/{tid}").json()
+        assert info["clock_held"] == [] and info["seats"][0]["standin"] is False
+
+
 def test_two_server_processes_share_one_database_and_lose_nothing(pg_url: str,
                                                                   tmp_path: Any) -> None:
     """Two ``ristiseiska serve`` processes on one PostgreSQL database, each serving its own

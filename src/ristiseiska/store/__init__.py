@@ -92,6 +92,24 @@ class OpenRow(Base):
     __tablename__ = "rs_open"
     table_id: Mapped[str] = mapped_column(ForeignKey("rs_tables.id"), primary_key=True)
     created: Mapped[float] = mapped_column(index=True)
+class ClockRow(Base):
+    """The turn clock of a table (web/clock.py, issue 20): the turn it last timed, the time
+    left on it then, each seat's timeouts in a row and the seats its stand-in keeps. A table
+    of its own (``create_all`` adds it to an older database); no row: no clock has run."""
+
+    __tablename__ = "rs_clock"
+    table_id: Mapped[str] = mapped_column(ForeignKey("rs_tables.id"), primary_key=True)
+    state: Mapped[str] = mapped_column(Text, default="{}")  # JSON, see web/clock.py
+
+
+class TimeoutRow(Base):
+    """A move the clock's stand-in made when a player's time ran out (its history event is
+    marked ``"timeout": true``)."""
+
+    __tablename__ = "rs_clock_timeouts"
+    table_id: Mapped[str] = mapped_column(ForeignKey("rs_tables.id"), primary_key=True)
+    deal: Mapped[int] = mapped_column(Integer, primary_key=True)
+    ply: Mapped[int] = mapped_column(Integer, primary_key=True)
 
 
 @dataclass
@@ -107,6 +125,8 @@ class StoredTable:
     moves: dict[int, list[str]] = field(default_factory=dict)  # deal -> move texts in order
     started: bool = False  # the host started it early (rs_table_state)
     standins: list[int] = field(default_factory=list)  # seats a stand-in bot plays
+    clock: dict[str, Any] | None = None  # the turn clock's state (rs_clock)
+    timeouts: list[tuple[int, int]] = field(default_factory=list)  # (deal, ply) by the clock
 
 
 class StoreError(Exception):
@@ -600,6 +620,22 @@ class Store:
             await conn.execute(stmt.on_conflict_do_update(index_elements=["table_id"],
                                                           set_=values))
 
+    async def set_clock(self, table_id: str, state: dict[str, Any]) -> None:
+        """Store the turn clock's state of a table (replacing what was), one atomic upsert."""
+        values = {"state": json.dumps(state, sort_keys=True)}
+        dialect = postgresql if self.engine.dialect.name == "postgresql" else sqlite_dialect
+        stmt = dialect.insert(ClockRow).values(table_id=table_id, **values)
+        async with self._write(), self.engine.begin() as conn:
+            await conn.execute(stmt.on_conflict_do_update(index_elements=["table_id"],
+                                                          set_=values))
+
+    async def add_timeout(self, table_id: str, deal: int, ply: int) -> None:
+        """Note that move ``ply`` of ``deal`` was played by the clock (kept once)."""
+        dialect = postgresql if self.engine.dialect.name == "postgresql" else sqlite_dialect
+        stmt = dialect.insert(TimeoutRow).values(table_id=table_id, deal=deal, ply=ply)
+        async with self._write(), self.engine.begin() as conn:
+            await conn.execute(stmt.on_conflict_do_nothing())
+
     async def load(self, table_id: str) -> StoredTable | None:
         try:
             self.verify()  # a table read from a file that was replaced is not the table
@@ -624,6 +660,13 @@ class Store:
             if state is not None:
                 st.started = state.started
                 st.standins = [int(x) for x in json.loads(state.standins or "[]")]
+            clock = await s.get(ClockRow, table_id)
+            if clock is not None:
+                loaded = json.loads(clock.state or "{}")
+                st.clock = loaded if isinstance(loaded, dict) else None
+            q2 = (select(TimeoutRow).where(TimeoutRow.table_id == table_id)
+                  .order_by(TimeoutRow.deal, TimeoutRow.ply))
+            st.timeouts = [(r.deal, r.ply) for r in await s.scalars(q2)]
             return st
 
     async def open_tables(self, since: float, limit: int, known: frozenset[str] = frozenset()

@@ -10,12 +10,15 @@ client → server
   bots stand in) · ``{"type": "replace", "target": 2}`` (the host seats a bot for a friend
   away past the grace time; the friend takes the seat back by joining again) ·
   ``{"type": "chat", "phrase": ID}`` / ``{"type": "chat", "text": T}`` (table talk, chat.py)
+  ``{"type": "back"}`` (*I'm back*: the player takes back the seat the turn clock's stand-in
+  kept after two timeouts in a row; web/clock.py)
 server → client
   ``{"type": "state", "you": seat|null, "table": {…}, "sheet": {…}, "deal": n, "view": {…},
   "log": […], "labels": {…}}`` — ``view`` is ``Game.view(you).to_dict()``; a spectator's has no
   hand and no moves; ``view`` is ``null`` for everyone, the host included, while the table
   waits for its friends (``table.waiting``); ``table`` (seats, rules) is left out when
-  unchanged since the last state
+  unchanged since the last state; a table with a turn clock adds ``"clock": {"seat": S,
+  "remaining_ms": M}`` while a friend decides, else ``null`` (web/clock.py)
   ``{"type": "ack", "move": "H6", "id": 7}`` (after the move is stored) ·
   ``{"type": "hint", "move": …, "reason": …}`` · ``{"type": "error", "code": …, "message": …}``
   · ``{"type": "pong"}`` · ``{"type": "chat", "seat": S|null, "name": N, "phrase": ID}`` (or
@@ -56,6 +59,7 @@ from . import bots as botlib
 from . import chat, open_tables
 from .analysis_api import close_pool as close_analysis_pool
 from .analysis_api import router as analysis_router
+from .clock import option as clock_option
 from .puzzles_api import router as puzzles_router
 from .rematch import router as rematch_router
 from .security import (
@@ -200,7 +204,8 @@ def build_config(data: Any, max_match_deals: int = 100) -> dict[str, Any]:
     return {"preset": name if rules == preset(name) else None, "base": name,
             "rules": rules.to_dict(), "seats": clean, "seed": seed,
             **open_tables.option(data),
-            **chat.option(data)}  # issue 20: free text at the table (web/chat.py)
+            **chat.option(data),  # issue 20: free text at the table (web/chat.py)
+            **clock_option(data, ActionError)}
 
 
 def _warm_bots(pool: BotPool, say: Callable[[str], None]) -> None:
@@ -499,6 +504,8 @@ async def handle(t: LiveTable, conn: Conn, text: str, lim: Limits | None = None)
             await t.start_now(conn.seat)
         elif kind == "replace":
             await t.replace(conn.seat, msg.get("target"))
+        elif kind == "back":  # the turn clock's stand-in gives the seat back (web/clock.py)
+            await t.clock.back(conn.seat)
         elif kind == "hint":
             conn.send(await t.ahint(conn.seat, i18n.norm_lang(str(msg.get("lang", "fi")))))
         elif kind == "lang":

@@ -7,7 +7,9 @@
 A throwaway server (temporary SQLite database, loopback only) hosts one seeded table: you and
 three bots. Headless Chromium (Debian's ``/usr/bin/chromium``, driven by Playwright) opens the
 lobby, plays the table's cards, and saves: the lobby, the table mid-deal at
-1366×657 and 1920×969, the end of a match (standings), and a phone view (390×844, two decks). This is a developer tool: it needs the ``dev`` extra (Playwright)
+1366×657 and 1920×969, the turn clock running on your panel (1366×657, ``table-clock-*``;
+``--only clock`` makes just that one), the end of a match (standings), and a phone view
+(390×844, two decks). This is a developer tool: it needs the ``dev`` extra (Playwright)
 and Chromium, and says so when they are missing.
 """
 
@@ -77,11 +79,11 @@ def _post(url: str, body: dict[str, Any]) -> dict[str, Any]:
 
 
 def new_table(base: str, name: str, seed: int = SEED, options: Any = None,
-              preset: str = "ristiseiska") -> tuple[str, str]:
+              preset: str = "ristiseiska", clock: int | None = None) -> tuple[str, str]:
     """A table of you and three bots, seated; returns (table id, seat token)."""
     seats = [{"kind": "friend", "name": name}] + [{"kind": "bot", "bot": "basic"}] * 3
     t = _post(f"{base}/api/tables", {"preset": preset, "seats": seats, "seed": seed,
-                                     "options": options or {}})
+                                     "options": options or {}, "clock": clock})
     c = _post(f"{base}/api/tables/{t['id']}/seats/0", {"name": name})
     return str(t["id"]), str(c["token"])
 
@@ -123,8 +125,9 @@ async def play_until(page: Any, done: Any, limit_s: float = 120) -> None:
 
 async def open_table(browser: Any, base: str, lang: str, viewport: Any,
                      name: str, mobile: bool = False, options: Any = None,
-                     preset: str = "ristiseiska") -> tuple[Any, Any, str]:
-    tid, token = new_table(base, name, options=options, preset=preset)
+                     preset: str = "ristiseiska", clock: int | None = None
+                     ) -> tuple[Any, Any, str]:
+    tid, token = new_table(base, name, options=options, preset=preset, clock=clock)
     ctx = await browser.new_context(viewport=viewport, is_mobile=mobile, has_touch=mobile,
                                     device_scale_factor=1, reduced_motion="reduce")
     await ctx.add_init_script(
@@ -170,7 +173,7 @@ async def measure(browser: Any, base: str) -> dict[str, Any]:
 
 
 async def shoot(out: Path, langs: list[str], only_measure: bool,
-                fmt: str = "jpeg") -> dict[str, Any]:
+                fmt: str = "jpeg", only: str | None = None) -> dict[str, Any]:
     from playwright.async_api import async_playwright
 
     chromium = shutil.which("chromium") or "/usr/bin/chromium"
@@ -196,6 +199,18 @@ async def shoot(out: Path, langs: list[str], only_measure: bool,
 
                 for lang in langs:
                     name = "Aino" if lang == "fi" else "Alice"
+                    # the turn clock (issue 20): a 60-second clock running on your panel
+                    if only in (None, "clock"):
+                        ctx, page, tid = await open_table(browser, srv.url, lang, LAPTOP, name,
+                                                          clock=60)
+                        table = srv.app.state.tables.live[tid]
+                        await play_until(page, lambda t=table: _moves(t) >= 14)
+                        await page.wait_for_selector(".me [data-testid=clock]")
+                        await page.wait_for_timeout(3200)  # the countdown has run a little
+                        await save(page, f"table-clock-{lang}.png")
+                        await ctx.close()
+                    if only == "clock":
+                        continue
                     # lobby
                     ctx = await browser.new_context(viewport=DESKTOP, reduced_motion="reduce")
                     await ctx.add_init_script(f"localStorage.setItem('rs.lang', {json.dumps(lang)});")
@@ -251,6 +266,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--measure", action="store_true", help="only print page weight and timings")
     ap.add_argument("--format", choices=["jpeg", "png"], default="jpeg",
                     help="image format (default jpeg: small files)")
+    ap.add_argument("--only", choices=["clock"], default=None,
+                    help="only this screenshot (clock: the turn clock running)")
     args = ap.parse_args(argv)
     try:
         import playwright  # noqa: F401
@@ -259,7 +276,7 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)
         return 2
     langs = ["fi", "en"] if args.lang == "both" else [args.lang]
-    result = asyncio.run(shoot(args.out, langs, args.measure, args.format))
+    result = asyncio.run(shoot(args.out, langs, args.measure, args.format, args.only))
     m = result["measure"]
     print(f"page weight: {m['bytes'] / 1024:.0f} KiB in {m['requests']} requests (cold cache)")
     print(f"first paint: {m['first_paint_ms']} ms, first contentful paint: "

@@ -35,6 +35,7 @@ from ..store import StorageFault, Store, StoredTable
 from ..table import NO, Table
 from ..view import make_view, public_event
 from . import bots as botlib
+from . import clock as clockmod
 from .security import InputError, clean_text, name_key
 
 MAX_NAME = 24
@@ -171,6 +172,7 @@ class LiveTable:
         self.last_active = time.monotonic()
         self.store_failures = 0
         self.rematch: str | None = None  # the id of this match's rematch, once made (issue 20)
+        self.clock = clockmod.TurnClock(self, ActionError)  # the turn clock (issue 20)
 
     # -- building ---------------------------------------------------------------------------
     @classmethod
@@ -195,6 +197,7 @@ class LiveTable:
         for seat in st.standins:
             if 0 <= seat < t.n and t.seats[seat].kind == "friend":
                 t.seats[seat].standin = True
+        t.clock.restore(st.clock, st.timeouts)
         return t
 
     @property
@@ -374,6 +377,7 @@ class LiveTable:
             ],
             "rematch": self.rematch,
             "chat_text": bool(self.config.get("chat_text")),  # issue 20 (web/chat.py)
+            **self.clock.info(),
             "waiting": not self.started,
             "host": self.host,
             "deals_finished": len(self.match.results),
@@ -496,8 +500,11 @@ class LiveTable:
             del evs[len(events):]
         if len(evs) < len(events):
             mark = g.rules.distinct_decks
+            start = len(evs)
             for e in events[len(evs):]:
                 evs.append(public_event(e.to_dict(mark), seat))
+            if self.clock.marks:  # the moves the clock made say so
+                self.clock.mark(len(self.games) - 1, evs, start)
         return evs
 
     def seat_view(self, g: Game, seat: int) -> Any:
@@ -527,7 +534,7 @@ class LiveTable:
             evs = self._ev.get((deal, seat), [])
             for i in range(len(sentences), len(parts)):
                 e = evs[i] if i < len(evs) else json.loads(parts[i])
-                sentences.append(_dumps(i18n.describe_event(e, names, lang)))
+                sentences.append(_dumps(clockmod.describe(e, names, lang)))
         text = text.replace(_dumps(HISTORY), "[" + ",".join(parts) + "]", 1)
         return text.replace(_dumps(LOG), "[" + ",".join(sentences[:count]) + "]", 1)
 
@@ -546,7 +553,8 @@ class LiveTable:
         conn.last_info = info
         view = self._view(conn.seat)
         msg: dict[str, Any] = {"type": "state", "you": conn.seat, "table": info,
-                               "sheet": sheet, "deal": len(self.games), "view": view}
+                               "sheet": sheet, "deal": len(self.games), "view": view,
+                               **self.clock.frame()}
         if view is not None:
             msg["_hist"] = (len(self.games), conn.seat, len(self._history(conn.seat)))
         return msg
@@ -554,13 +562,14 @@ class LiveTable:
     def _broadcast(self) -> None:
         """Queue each connection its own state. The table part (seats, rules) is sent only
         when it changed since that connection last got it; the page keeps the last one."""
+        clock = self.clock.frame()  # starts, keeps or stops the turn clock (web/clock.py)
         info = self.public_info()
         sheet = self.sheet()
         self.last_active = time.monotonic()
         cache = self._views({c.seat for c in self.conns})
         for c in list(self.conns):
             msg: dict[str, Any] = {"type": "state", "you": c.seat, "sheet": sheet,
-                                   "deal": len(self.games), "view": cache[c.seat]}
+                                   "deal": len(self.games), "view": cache[c.seat], **clock}
             if cache[c.seat] is not None:
                 msg["_hist"] = (len(self.games), c.seat, len(self._history(c.seat)))
             if c.last_info != info:
@@ -613,7 +622,7 @@ class LiveTable:
             conn.seat = self.check_token(seat, token)
             s = self.seats[conn.seat]
             s.away_since = None
-            if s.standin:  # back at the table: the stand-in bot leaves
+            if s.standin and not self.clock.holds(conn.seat):  # back: the stand-in leaves
                 s.standin = False
                 try:
                     await self.store.set_table_state(self.id, self.started, self._standins())
@@ -669,7 +678,9 @@ class LiveTable:
                     raise ActionError("id-reused", f"move id {move_id!r} was already used "
                                       f"for {acked[move_id]}")
                 return acked[move_id]
+            self.clock.check_move(seat)  # a seat the clock's stand-in keeps: "back" first
             played = await self._play_locked(seat, text)
+            self.clock.moved(seat)
             if move_id is not None:
                 acked[move_id] = played
                 if len(acked) > MAX_MOVE_IDS:
@@ -832,6 +843,7 @@ class LiveTable:
 
     async def close(self) -> None:
         self.closed = True
+        await self.clock.close()
         if self._bot_task is not None:
             self._bot_task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):

@@ -2,6 +2,7 @@
 import { html, useState, useEffect, useLayoutEffect, useRef, useCallback } from "../vendor/htm-preact-standalone.mjs";
 import { t, tn, hasText, levelName, cardName, nextMoveId, reducedMotion, SUIT_SYMBOL, SUIT_ORDER, RANK_ORDER, FORCED } from "./text.js";
 import { ChatTextOption } from "./chat.js";
+import { ClockSelect, defaultClock } from "./clock.js";
 
 // --- lobby ---------------------------------------------------------------------------------
 // A refusal of the rules names options as the engine spells them ("jokers=2 needs
@@ -34,10 +35,12 @@ export function Lobby({ lang }) {
   const [open, setOpen] = useState(false); // list the table in the lobby (ui/open.js)
   const [chatText, setChatText] = useState(false); // issue 20: free text at the table
   const [error, setError] = useState(null);
+  const [clockChoice, setClock] = useState(undefined); // undefined: the default for the seats
   useEffect(() => { fetch(`/api/meta?lang=${lang}`).then((r) => r.json()).then(setMeta); }, [lang]);
   if (!meta) return html`<p>…</p>`;
   const preset = meta.presets.find((p) => p.name === presetName);
   const base = preset.rules;
+  const clock = clockChoice === undefined ? defaultClock(seats) : clockChoice;
   const setCount = (n) => {
     const s = seats.slice(0, n);
     while (s.length < n) s.push({ kind: "bot", bot: meta.default_bot });
@@ -54,6 +57,7 @@ export function Lobby({ lang }) {
     const body = { preset: presetName, options, open, seats: seats.map((s) => ({ ...s, bot: s.bot || meta.default_bot })) };
     if (seed.trim()) body.seed = parseInt(seed, 10);
     if (chatText && seats.filter((s) => s.kind === "friend").length > 1) body.chat_text = true;
+    body.clock = clock;
     const r = await fetch("/api/tables", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
     const data = await r.json();
     if (!r.ok) { setError(data.error === "bad-rules" ? friendlyRulesError(data.message || "", meta) : data.error === "storage-fault" ? t("web.err.storage-fault") : t("web.error", { message: data.message || r.statusText })); return; }
@@ -95,6 +99,7 @@ export function Lobby({ lang }) {
               value=${s.name || ""} onInput=${(e) => setSeat(i, { name: e.target.value })}/>`}
       </fieldset>`)}
     </div>
+    <${ClockSelect} value=${clock} set=${setClock}/>
     <details><summary>${t("web.lobby.house_rules")}</summary>
       <div class="opts">${Object.entries(meta.options).map(([k, o]) => html`<${OptionInput} name=${k} opt=${o} value=${k in options ? options[k] : base[k]} set=${(v) => setOpt(k, v)}/>`)}</div>
       <div class="row"><label>${t("web.lobby.seed")}: <input size="12" inputmode="numeric" value=${seed} onInput=${(e) => setSeed(e.target.value)}/></label></div>

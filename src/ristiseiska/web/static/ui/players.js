@@ -3,6 +3,7 @@ import { html, useState, useEffect, useLayoutEffect, useRef, useCallback } from 
 import { t, tn, hasText, levelName, cardName, nextMoveId, reducedMotion, SUIT_SYMBOL, SUIT_ORDER, RANK_ORDER, FORCED } from "./text.js";
 import { parseCard, sortHand, moveCard, CardFace, MiniFace, HandCard, Card, rankCode } from "./cards.js";
 import { ChatBubble } from "./chat.js";
+import { ClockBadge } from "./clock.js";
 
 // The last thing a seat did, in the log's words without the name in front.
 export function lastAction(view, log, seat, name) {
@@ -36,7 +37,7 @@ export function placing(view, i) {
 }
 export function placeText(n) { return hasText(`room.place.${n}`) ? t(`room.place.${n}`) : t("room.place.n", { n }); }
 
-export function Seat({ s, i, view, you, log, waiting, mine = false, isHost = false, send = null, total = null }) {
+export function Seat({ s, i, view, you, log, waiting, mine = false, isHost = false, send = null, total = null, clock = null }) {
   const over = !view || view.phase === "over";
   const toMove = view && !over && view.to_move === i && !waiting;
   const botPlays = s.kind === "bot" || s.standin;
@@ -60,6 +61,7 @@ export function Seat({ s, i, view, you, log, waiting, mine = false, isHost = fal
       ${view && view.token_holder === i && html` <span class="token-badge" data-testid="token">${t("web.table.token")}</span>`}
       ${view && view.chips_paid && view.chips_paid[i] > 0 && html` <span class="chips">${t("web.table.chips", { n: view.chips_paid[i] })}</span>`}
       ${total !== null && html` <span class="ptotal" title=${t("web.sheet.total")}>${tn("webtable.points", total)}</span>`}
+      ${clock && clock.seat === i && html` <${ClockBadge} clock=${clock}/>`}
       ${toMove && html` <span class=${"turnmark" + (botPlays ? " thinking" : "")} data-testid=${botPlays ? "thinking" : "to-move"}>${botPlays ? t("webtable.thinking") : t("webtable.to_move")}</span>`}</div>
     ${!mine && !act && html`<div class="bubble empty" aria-hidden="true"> </div>`}
     ${act && html`<div class=${"bubble" + (act.fresh ? " fresh" : "")} data-testid="bubble" title=${act.text}>${act.text}</div>`}
@@ -80,8 +82,8 @@ export function aroundTable(n, you) {
   return { left: order.slice(0, side).reverse(), top: order.slice(side, k - side), right: order.slice(k - side) };
 }
 
-export function Opponents({ table, view, you, log, isHost, waiting, send, totals = null, children = null }) {
+export function Opponents({ table, view, you, log, isHost, waiting, send, totals = null, children = null, clock = null }) {
   const sides = aroundTable(table.seats.length, you);
   return html`<div class="opps">${["left", "top", "right"].map((where) => html`<div key=${where} class=${`players ${where} n${sides[where].length}`} data-side=${where}>
-    ${sides[where].map((i) => html`<${Seat} key=${i} s=${table.seats[i]} i=${i} view=${view} you=${you} log=${log} waiting=${waiting} isHost=${isHost} send=${send} total=${totals ? totals[i] : null}/>`)}${where === "top" ? children : null}</div>`)}</div>`;
+    ${sides[where].map((i) => html`<${Seat} key=${i} s=${table.seats[i]} i=${i} view=${view} you=${you} log=${log} waiting=${waiting} isHost=${isHost} send=${send} total=${totals ? totals[i] : null} clock=${clock}/>`)}${where === "top" ? children : null}</div>`)}</div>`;
 }

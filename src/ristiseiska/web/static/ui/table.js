@@ -14,6 +14,7 @@ import { RulesModal, HistoryModal } from "./dialogs.js";
 import { claimSeat } from "./lobby.js";
 import { QuickWait } from "./open.js";
 import { ChatButton, SpectatorChat, chatErrorText } from "./chat.js";
+import { BackButton } from "./clock.js";
 
 // The status line when the player has no card to play: why, and what the button will do.
 export function cannotPlayText(other) {
@@ -54,7 +55,8 @@ export function TablePage({ id, lang, langs = null }) {
   const table = state && state.table;
   const waiting = !!(table && table.waiting);
   const legal = view ? view.legal_moves : [];
-  const myTurn = !!(conn === "open" && you !== null && view && view.to_move === you && view.phase !== "over" && legal.length > 0 && !waiting);
+  const held = !!(table && you !== null && table.seats[you] && table.seats[you].standin); // a bot plays for you (ui/clock.js)
+  const myTurn = !!(conn === "open" && you !== null && view && view.to_move === you && view.phase !== "over" && legal.length > 0 && !waiting && !held);
   const turnKey = view ? `${state.deal}:${view.history.length}` : "";
 
   // Your turn: the tab title says so, and a chime if the player asked for one.
@@ -214,7 +216,7 @@ export function TablePage({ id, lang, langs = null }) {
       <${Menu} items=${menuItems} label=${t("room.menu")}/>
     </div>
     <section class="arena" aria-label=${t("web.table.board")}>
-      <${Opponents} table=${table} view=${view} you=${you} log=${state.log || []} isHost=${isHost} waiting=${waiting} send=${send} totals=${totals}>${stock > 0 && html`<${Stock} n=${stock}/>`}<//>
+      <${Opponents} table=${table} view=${view} you=${you} log=${state.log || []} isHost=${isHost} waiting=${waiting} send=${send} totals=${totals} clock=${state.clock}>${stock > 0 && html`<${Stock} n=${stock}/>`}<//>
       <div class="boardwrap">${view && html`<${Board} view=${view} lastPlay=${lastPlay} mark=${!!table.rules.distinct_decks} you=${you} handRef=${handRef}/>`}</div>
       <${SpectatorChat}/>
       ${(you === null || waiting) && html`<div class="overlays">
@@ -232,9 +234,10 @@ export function TablePage({ id, lang, langs = null }) {
     </section>
     <section class="mine" aria-label=${t("web.table.hand")}>
       <div class="mybar">
-        ${view && you !== null && html`<${Seat} s=${table.seats[you]} i=${you} view=${view} you=${you} log=${state.log || []} waiting=${waiting} mine=${true} total=${totals ? totals[you] : null}/>`}
+        ${view && you !== null && html`<${Seat} s=${table.seats[you]} i=${you} view=${view} you=${you} log=${state.log || []} waiting=${waiting} mine=${true} total=${totals ? totals[you] : null} clock=${state.clock}/>`}
         <div class=${"status" + (myTurn ? " mine" : "") + (cannot ? " cannot" : "")} role="status" data-testid="status">${status}</div>
         <div class="actions">
+          <${BackButton} table=${table} you=${you} send=${send}/>
           ${myTurn && other.map((m) => html`<button class="primary" data-action=${m} title=${FORCED.includes(m) ? "T" : m === "stop" ? (lang === "fi" ? "L" : "E") : ""} onClick=${() => play(m)}>${state.labels?.[m] || m}</button>`)}
           ${myTurn && view.phase === "give" && legal.map((m) => html`<button class="primary" data-action="give" data-move=${m} onClick=${() => play(m)}>${state.labels?.[m] || m}</button>`)}
           ${myTurn && html`<button data-action="hint" title=${lang === "fi" ? "V" : "H"} onClick=${() => send({ type: "hint", lang })}>${t("web.action.hint")}</button>`}
