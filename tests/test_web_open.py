@@ -172,6 +172,16 @@ def test_quick_game_makes_a_table_the_bots_fill_after_the_wait(db: str) -> None:
         assert r.json()["id"] != tid and r.json()["seat"] == 0
 
 
+def test_a_quick_table_runs_the_turn_clock_and_the_listing_says_so(db: str) -> None:
+    """Strangers at a quick table get the 30 s turn clock (so one who wanders off cannot hold
+    the table up), and the open listing shows it."""
+    with TestClient(app_for(db)) as client:
+        tid = client.post("/api/quick", json={"name": "Aino"}).json()["id"]
+        assert client.get(f"/api/tables/{tid}").json()["clock"] == 30
+        entry = next(e for e in listed(client) if e["id"] == tid)
+        assert entry["clock"] == 30
+
+
 def test_the_wait_survives_a_restart_and_fills_at_once_past_its_deadline(db: str) -> None:
     with TestClient(app_for(db, quick_wait=30.0)) as client:
         first = client.post("/api/quick", json={"name": "Aino"}).json()
