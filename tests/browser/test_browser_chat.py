@@ -7,7 +7,9 @@ panel open; the panel fits a phone."""
 from __future__ import annotations
 
 import json
+import os
 import urllib.request
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -226,3 +228,20 @@ async def test_the_lobby_checkbox_makes_a_table_with_free_text(live_server: Live
     await page.click("[data-action=chat]")
     await page.wait_for_selector("[data-action=chat-text]")
     await ctx.close()
+
+
+@pytest.mark.skipif(not os.environ.get("RS_SHOTS"), reason="screenshots: RS_SHOTS=1")
+async def test_chat_screenshots(live_server: LiveServer, browser: Any) -> None:
+    """docs/img/table-chat-{fi,en}.jpeg: the other friend's bubble on its panel, the talk panel
+    open (made with RS_SHOTS=1; looked at before they land)."""
+    img = Path(__file__).resolve().parents[2] / "docs" / "img"
+    for lang, other in (("fi", "en"), ("en", "fi")):
+        (me, friend), _tid = await _friends(browser, live_server, (lang, other))
+        await _say(friend, "good-game")
+        await me.locator(".player[data-seat='1'] [data-testid=chat-bubble]").wait_for()
+        await me.click("[data-action=chat]")
+        await me.locator("[data-testid=chat-panel]").wait_for()
+        await me.screenshot(path=str(img / f"table-chat-{lang}.jpeg"), type="jpeg", quality=80)
+        assert not me.errors and not friend.errors
+        for page in (me, friend):
+            await page.context.close()
