@@ -77,6 +77,9 @@ async def test_the_lobby_lists_open_tables_join_seats_you_and_quick_game_plays(
     tid = page.url.rsplit("/", 1)[1]
     assert tid != t["id"]
     await page.wait_for_selector("[data-testid=quick-wait]")
+    # strangers, not friends, are awaited at a quick table
+    title = await page.locator("[data-testid=waiting] h2").inner_text()
+    assert title == {"fi": "Odotetaan pelaajia", "en": "Waiting for players"}[lang]
     await page.wait_for_selector("[data-testid=hand] [data-card]", timeout=20000)
     table = live_server.table(tid)
     assert table.config["quick"] and [s.standin for s in table.seats] == [False, True, True, True]

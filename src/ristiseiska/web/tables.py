@@ -377,6 +377,7 @@ class LiveTable:
             ],
             "rematch": self.rematch,
             "chat_text": bool(self.config.get("chat_text")),  # issue 20 (web/chat.py)
+            "quick": bool(self.config.get("quick")),  # a quick game's table (web/open_tables.py)
             **self.clock.info(),
             "waiting": not self.started,
             "host": self.host,

@@ -159,7 +159,7 @@ export function TablePage({ id, lang, langs = null }) {
   };
   let status = "";
   let cannot = false;
-  if (waiting) status = t("webtable.waiting.status");
+  if (waiting) status = t(table.quick ? "webtable.waiting.status_quick" : "webtable.waiting.status");
   else if (view) {
     if (view.phase === "over") status = "";  // the result panel right below says it all
     else if (myTurn && view.phase === "give") {
@@ -224,7 +224,7 @@ export function TablePage({ id, lang, langs = null }) {
         ${table.seats.some(free) && html`<div class="row"><label>${t("web.lobby.name")}: <input data-action="name" maxlength="24" value=${name} onInput=${(e) => setName(e.target.value)}/></label></div>
         <div class="row">${table.seats.filter(free).map((s) => html`<button data-action="take-seat" data-seat=${s.seat} onClick=${() => take(s.seat)}>${t("web.table.take_seat")}: ${t("web.lobby.seat", { n: s.seat + 1 })}</button>`)}</div>`}
         ${!table.seats.some(free) && html`<p>${t("room.no_free_seat")}</p>`}</div>`}
-      ${waiting && html`<div class="overlay panel waiting" data-testid="waiting"><h2>${t("webtable.waiting.title")}</h2>
+      ${waiting && html`<div class="overlay panel waiting" data-testid="waiting"><h2>${t(table.quick ? "webtable.waiting.title_quick" : "webtable.waiting.title")}</h2>
         <p>${t("webtable.waiting.count", { taken: seatsTaken, total: friendSeats })}</p>
         <p>${isHost ? t("webtable.waiting.host") : t("webtable.waiting.guest")}</p>
         <${QuickWait} id=${id}/>
