@@ -256,7 +256,8 @@ def create_app(database_url: str | None = None, bot_delay: float = 0.8,
         state["tables"] = tables
         _app.state.tables = tables
         tables.start_sweeper()
-        open_index = await open_tables.start(_app, tables, store, shared_database, quick_wait)
+        open_index = await open_tables.start(_app, tables, store, shared_database, quick_wait,
+                                             build_config)
         try:
             yield
         finally:

@@ -144,7 +144,11 @@ class OpenIndex:
     def __init__(self, tables: Tables, store: Store, shared: bool = False,
                  quick_wait: float = QUICK_WAIT, max_age: float = MAX_AGE,
                  quick_per_minute: int = 20, per_address: bool = True,
-                 max_match_deals: int = 100, clock: Callable[[], float] = time.time) -> None:
+                 max_match_deals: int = 100, clock: Callable[[], float] = time.time,
+                 make_config: Callable[[Any, int], dict[str, Any]] | None = None) -> None:
+        # web.app.build_config, handed in by the app (importing web.app here would be a
+        # circle: the app imports this module)
+        self.make_config = make_config
         self.tables = tables
         self.store = store
         self.shared = shared
@@ -410,8 +414,9 @@ class OpenIndex:
         return None
 
     async def _new_table(self, name: str, preset_name: str) -> Response:
-        from .app import build_config
-
+        if self.make_config is None:
+            raise ActionError("no-quick", "this server makes no quick tables")
+        build_config = self.make_config
         rules = preset(preset_name)
         n = min(max(QUICK_SEATS, rules.min_players), rules.max_players)
         config = build_config({"preset": preset_name, "open": True, "clock": QUICK_CLOCK,
@@ -475,12 +480,14 @@ def _err(e: ActionError) -> JSONResponse:
 
 
 async def start(app: Any, tables: Tables, store: Store, shared: bool,
-                quick_wait: float) -> OpenIndex:
+                quick_wait: float,
+                make_config: Callable[[Any, int], dict[str, Any]] | None = None) -> OpenIndex:
     """Make the app's index (``app.state.open_index``) and rebuild it from the database."""
     lim = app.state.limits
     index = OpenIndex(tables, store, shared=shared, quick_wait=quick_wait,
                       quick_per_minute=getattr(lim, "quick_per_minute", 20),
-                      per_address=lim.per_address, max_match_deals=lim.max_match_deals)
+                      per_address=lim.per_address, max_match_deals=lim.max_match_deals,
+                      make_config=make_config)
     app.state.open_index = index
     await index.start()
     return index
