@@ -144,6 +144,7 @@ SQLITE_MAGIC = b"SQLite format 3\x00"
 # Written into the SQLite header (``PRAGMA application_id``): this is a ristiseiska database.
 # ``PRAGMA user_version`` holds a random number naming this one database (its ledger too).
 APPLICATION_ID = 0x52533139
+COMMIT_WINDOW = 0.005  # seconds; see Store._write_moves
 
 
 def ledger_path(path: Path) -> Path:
@@ -256,6 +257,8 @@ class Store:
         self._executor: concurrent.futures.ThreadPoolExecutor | None = None
         self._moves: asyncio.Queue[tuple[dict[str, Any], asyncio.Future[None]]] | None = None
         self._writer: asyncio.Task[None] | None = None
+        # seconds a batch of moves waits for more while the server is busy (group commit)
+        self.commit_window = COMMIT_WINDOW
         # Watching the SQLite file (see verify): its identity when opened, the largest size
         # seen (a SQLite file never shrinks here: no VACUUM), the header ids it may show.
         self.file = sqlite_path(self.url)
@@ -578,8 +581,14 @@ class Store:
 
     async def _write_moves(self, queue: asyncio.Queue[tuple[dict[str, Any],
                                                             asyncio.Future[None]]]) -> None:
+        busy = False  # moves arrived while the last batch was being committed
         while True:
             batch = [await queue.get()]
+            if busy and self.commit_window > 0:
+                # Under load, wait a moment for more moves: each commit (an fsync) costs the
+                # same for one move or twenty, and one commit per 2-3 moves was 14% of the
+                # server's CPU at a thousand tables. A lone move is never kept waiting.
+                await asyncio.sleep(self.commit_window)
             while not queue.empty() and len(batch) < 512:
                 batch.append(queue.get_nowait())
             try:
@@ -603,6 +612,7 @@ class Store:
                 for _row, fut in batch:
                     if not fut.done():
                         fut.set_result(None)
+            busy = not queue.empty()
 
     async def set_finished(self, table_id: str) -> None:
         async with self._write(), self.session() as s, s.begin():
