@@ -264,11 +264,14 @@ class Game:
         """The cards in a seat's hand, sorted by suit and rank."""
         h = self._hands[seat]
         out = []
+        spread = h >> 52  # a second deck's cards or jokers: bit order is not sort order
         while h:
             low = h & -h
             out.append(CARDS[low.bit_length() - 1])
             h ^= low
-        out.sort(key=sort_key)
+        if spread:
+            out.sort(key=_SORT_POS.__getitem__)
+        # else: one deck's ids run suit by suit, rank by rank, which is sort_key's order
         return out
 
     def hand_size(self, seat: int) -> int:
@@ -989,6 +992,8 @@ class Game:
 
 
 _PLAYS = tuple(Move(PLAY, c) for c in CARDS)
+# each card id's place in sort_key's order (hands are sorted on every view)
+_SORT_POS = {int(c): i for i, c in enumerate(sorted(CARDS, key=sort_key))}
 _STOP, _TOKEN, _PASS, _ASK, _DRAW, _CHIP = (SIMPLE[k] for k in (STOP, TOKEN, PASS, ASK, DRAW, CHIP))
 
 

@@ -162,6 +162,7 @@ class LiveTable:
         self._pace = random.Random()  # pacing only; never decides a move
         self._rules_dict = self.rules.to_dict()
         self._log: dict[tuple[int, int | None, str], list[str]] = {}
+        self._rows: dict[int, Any] = {}  # public_view's row parts for the current game
         # The first deal waits for every friend seat to be taken (or for the host's word);
         # a bot-only table starts at once.
         self.started = not self.has_friends
@@ -418,7 +419,7 @@ class LiveTable:
             # waiting for friends could create tables until one had a good hand.
             return None
         if seat is None:  # the public part, built straight from the game (every broadcast)
-            d = public_view(g)
+            d = public_view(g, self._rows)
             d["history"] = HISTORY
             return self._decorate(g, d)
         if seat is not None:
@@ -1057,17 +1058,34 @@ def _notes(mark: bool) -> list[str]:
     return out
 
 
-def public_view(g: Game) -> dict[str, Any]:
+def public_view(g: Game, rows_cache: dict[int, Any] | None = None) -> dict[str, Any]:
     """What a spectator's ``SeatView.to_dict`` holds (``make_view(g, 0).to_dict()`` with the
     hand, legal moves and dead cards emptied, no seat, no open hands), without building the
     seat's view first: this runs on every broadcast. ``history`` is left for the caller.
-    tests/test_web_fastview.py checks it against ``make_view`` key by key."""
+    tests/test_web_fastview.py checks it against ``make_view`` key by key.
+
+    ``rows_cache`` (one per table, for one game at a time) keeps each row's part while its
+    ends stay put: a move changes one row, and a broadcast rebuilt all of them. Without
+    jokers only, where a card can change under a joker without the ends moving. The parts
+    are shared between views: read only."""
     rules = g.rules
     notes = _notes(rules.distinct_decks)
     table = g.table
     rows = []
+    if rows_cache is not None and (rules.jokers or rows_cache.get(-1) is not g):
+        rows_cache.clear()
+        if not rules.jokers:
+            rows_cache[-1] = g
+        else:
+            rows_cache = None
     for row in range(table.nrows):
         lo = table.lo[row]
+        if rows_cache is not None:
+            key = (lo, table.hi[row], table.minr, table.maxr)
+            hit = rows_cache.get(row)
+            if hit is not None and hit[0] == key:
+                rows.append(hit[1])
+                continue
         cards: list[str] = []
         if lo != NO:
             occ = table.occupant[row]
@@ -1081,6 +1099,8 @@ def public_view(g: Game) -> dict[str, Any]:
                       for j, (jr, slot) in sorted(table.jokers.items()) if jr == row]
             if jokers:
                 r["jokers"] = jokers
+        elif rows_cache is not None:
+            rows_cache[row] = (key, r)
         rows.append(r)
     d: dict[str, Any] = {
         "seat": None, "players": g.n, "names": list(g.names), "dealer": g.dealer,
