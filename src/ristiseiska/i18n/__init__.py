@@ -148,10 +148,21 @@ def placeholders(text: str) -> set[str]:
 def _as_card(card: Card | str | None) -> Card | None:
     if card is None or isinstance(card, Card):
         return card
+    text = str(card)
     try:
-        return parse_card(str(card))
+        return _PARSED[text]  # every log sentence reads its event's card text
+    except KeyError:
+        pass
+    try:
+        c: Card | None = parse_card(text)
     except CardError:
-        return None
+        c = None
+    if len(_PARSED) < 20000:  # bounded: arbitrary texts must not grow it without end
+        _PARSED[text] = c
+    return c
+
+
+_PARSED: dict[str, Card | None] = {}  # card text -> the card (None: not a card)
 
 
 # (card's type, card, language, case) -> name: the web server names the same few cards for
@@ -259,6 +270,39 @@ def _describe_you(ev: dict[str, Any], names: Sequence[str] | None, lang: str, yo
     return text
 
 
+class _EventWords(dict[str, Any]):
+    """The placeholders of an event's sentence: a card's name in a case (``{card_ade}``;
+    ``{card}`` and ``{card_acc}`` are the genitive, as Finnish objects of these verbs) is
+    worked out only when the template names it — a sentence needs one or two of the
+    thirteen. Unknown placeholders stay as written (as :class:`_Keep`)."""
+
+    def __init__(self, card: Card | str | None, lang: str, **kw: Any) -> None:
+        super().__init__(kw)
+        self.card = card
+        self.lang = lang
+
+    def __missing__(self, key: str) -> str:
+        if self.card is not None and key.startswith("card"):
+            case = "gen" if key in ("card", "card_acc") else key[5:]
+            if key == "card" or key[4:5] == "_" and case in CASES:
+                value = self[key] = card_name(self.card, self.lang, case)
+                return value
+        return "{" + key + "}"
+
+
+def _t_words(key: str, lang: str, words: _EventWords) -> str:
+    """:func:`t` with its placeholders from ``words`` (looked up lazily)."""
+    text = _catalog(lang).get(key)
+    if text is None:
+        text = _catalog(FALLBACK_LANG).get(key)
+    if text is None:
+        return key
+    try:
+        return text.format_map(words)
+    except (ValueError, IndexError, AttributeError, KeyError, TypeError):
+        return text  # a malformed template: show it rather than fail
+
+
 def describe_event(event: Mapping[str, Any] | Any, names: Sequence[str] | None = None,
                    lang: str = DEFAULT_LANG, you: int | None = None) -> str:
     """One event of the history (record form, docs/records.md) as a sentence:
@@ -277,11 +321,8 @@ def describe_event(event: Mapping[str, Any] | Any, names: Sequence[str] | None =
     raw = ev.get("card")
     raw_card: Card | str = raw if isinstance(raw, Card) else str(raw)
     card = _as_card(raw_card) if raw is not None else None
-    kw: dict[str, Any] = {"name": name}
-    if card is not None:
-        for case in CASES:  # {card_ade}, {card_par}, … for the templates that need them
-            kw[f"card_{case}"] = card_name(raw_card, lang, case)
-        kw["card"] = kw["card_acc"] = kw["card_gen"]
+    # {card_ade}, {card_par}, … are named only when the template asks (_EventWords)
+    kw = _EventWords(raw_card if card is not None else None, lang, name=name)
     if kind == "ask":
         kw["other"] = player_name(ev.get("from"), names, lang)
     elif kind == "give":
@@ -289,14 +330,14 @@ def describe_event(event: Mapping[str, Any] | Any, names: Sequence[str] | None =
 
     if kind == "play":
         if card is None:
-            return t("core.event.play_hidden", lang, **kw)
+            return _t_words("core.event.play_hidden", lang, kw)
         as_card = ev.get("as")
         if card.is_joker and as_card is not None:
             kw["as_card"] = card_name(as_card if isinstance(as_card, Card) else str(as_card),
                                       lang, "acc")
-            text = t("core.event.play_joker", lang, **kw)
+            text = _t_words("core.event.play_joker", lang, kw)
         else:
-            text = t("core.event.play", lang, **kw)
+            text = _t_words("core.event.play", lang, kw)
         extras = []
         if ev.get("end") in ("low", "high"):
             extras.append(t(f"core.event.end_{ev['end']}", lang))
@@ -307,9 +348,9 @@ def describe_event(event: Mapping[str, Any] | Any, names: Sequence[str] | None =
         return text
     if kind in ("give", "draw", "swap"):
         key = f"core.event.{kind}" if card is not None else f"core.event.{kind}_hidden"
-        return t(key, lang, **kw)
+        return _t_words(key, lang, kw)
     if kind in ("token", "pass", "stop", "ask", "chip"):
-        return t(f"core.event.{kind}", lang, **kw)
+        return _t_words(f"core.event.{kind}", lang, kw)
     return t("core.event.other", lang, name=name, type=kind or "?")
 
 
