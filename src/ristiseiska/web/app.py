@@ -79,6 +79,7 @@ from .tables import (
     Conn,
     LiveTable,
     Tables,
+    _dumps,
     board_layout,
     finished,
     record_of,
@@ -469,7 +470,7 @@ async def _writer(websocket: WebSocket, conn: Conn, t: LiveTable) -> None:
             if msg.get("type") == "state":
                 text = t.encode_state(msg, lang)
             else:
-                text = json.dumps(msg, ensure_ascii=False, separators=(",", ":"))
+                text = _dumps(msg)  # acks, errors, talk: the same text as json.dumps
             await websocket.send_text(text)
         except Exception:
             return

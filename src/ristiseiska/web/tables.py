@@ -368,6 +368,7 @@ class LiveTable:
     def public_info(self) -> dict[str, Any]:
         online = self._online()
         now = time.monotonic()
+        reserved = self.config.get("reserved", ())
         return {
             "id": self.id,
             "preset": self.config.get("preset"),
@@ -375,8 +376,9 @@ class LiveTable:
             "seats": [
                 {"seat": i, "name": s.name, "kind": s.kind, "bot": s.bot,
                  "taken": s.kind == "bot" or s.token_hash is not None, "online": i in online,
-                 "standin": s.standin, "away": self._away(i, online, now),
-                 "reserved": self._reserved(i)}
+                 "standin": s.standin,
+                 "away": s.kind == "friend" and self._away(i, online, now),
+                 "reserved": i in reserved and s.token_hash is None}  # as _reserved
                 for i, s in enumerate(self.seats)
             ],
             "rematch": self.rematch,
