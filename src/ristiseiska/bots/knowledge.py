@@ -24,11 +24,12 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..cards import Card, full_deck
+from ..cards import CARDS, JOKER_BASE, Card, full_deck
 from ..rules import Rules
 from ..table import Table
 
 FAILURES = ("token", "pass", "ask", "chip", "draw")
+FAST = [True]  # the shortcuts of issue 24 (tests switch them off to compare)
 
 # The "sensible player" model of an opponent's choice (see Knowledge.seat_log_likelihoods),
 # fitted by likelihood to the expert bot's choices in self-play (default rules): own cards
@@ -284,6 +285,37 @@ def _full_pool(decks: int, jokers: int, distinct: bool) -> dict[int, int]:
     return out
 
 
+_SORTED_POOL: dict[tuple[int, int, bool], list[tuple[int, int, Card]]] = {}
+
+
+def _sorted_pool(decks: int, jokers: int, distinct: bool) -> list[tuple[int, int, Card]]:
+    """``_full_pool`` as ``(id, count, card)`` sorted by id (read only)."""
+    key = (decks, jokers, distinct)
+    out = _SORTED_POOL.get(key)
+    if out is None:
+        out = _SORTED_POOL[key] = [
+            (k, v, CARDS[k] if k < len(CARDS) else Card(k))
+            for k, v in sorted(_full_pool(decks, jokers, distinct).items())]
+    return out
+
+
+_SINGLE_MASK: dict[tuple[int, int, bool], int | None] = {}
+
+
+def _single_pool_mask(decks: int, jokers: int, distinct: bool) -> int | None:
+    """The deck's card ids as a bit mask when it holds one card of each id (and every id has
+    its card in ``CARDS``); ``None`` otherwise (identical decks)."""
+    key = (decks, jokers, distinct)
+    if key not in _SINGLE_MASK:
+        full = _full_pool(decks, jokers, distinct)
+        ok = all(v == 1 and k < len(CARDS) for k, v in full.items())
+        m = 0
+        for k in full:
+            m |= 1 << k
+        _SINGLE_MASK[key] = m if ok else None
+    return _SINGLE_MASK[key]
+
+
 def infer(view: Any, cache: ReplayCache | None = None) -> Knowledge:
     """Read everything this seat may infer from its view. ``cache`` (one per seat that is
     asked again and again during a deal) replays only the events since its last call when
@@ -292,19 +324,29 @@ def infer(view: Any, cache: ReplayCache | None = None) -> Knowledge:
     me = view.seat
     n = view.players
     names = notation_map(rules)
-    pool_count = dict(_full_pool(rules.decks, rules.jokers, rules.distinct_decks))
-
-    def remove(c: int) -> None:
-        k = int(c)
-        if rules.decks == 2 and not rules.distinct_decks and k < 104:
-            k = k % 52
-        if pool_count.get(k, 0) > 0:
-            pool_count[k] -= 1
-
-    for cid in table_cards(view.table):
-        remove(cid)
-    for c in view.hand:
-        remove(c)
+    # the hidden cards: the deck less the table and the hand (a count never below zero)
+    gone: dict[int, int] = {}
+    ones = _single_pool_mask(rules.decks, rules.jokers, rules.distinct_decks)
+    if ones is not None and FAST[0]:  # one card of each id: the pool is a bit mask
+        m = 0
+        for occ in view.table.occupant:
+            for cid in occ.values():
+                m |= 1 << cid
+        for c in view.hand:
+            m |= 1 << c
+        ones &= ~m
+    elif rules.decks == 2 and not rules.distinct_decks:
+        for cid in table_cards(view.table):
+            k = cid % 52 if cid < 104 else cid
+            gone[k] = gone.get(k, 0) + 1
+        for c in view.hand:
+            k = c % 52 if c < 104 else int(c)
+            gone[k] = gone.get(k, 0) + 1
+    else:
+        for cid in table_cards(view.table):
+            gone[cid] = gone.get(cid, 0) + 1
+        for c in view.hand:
+            gone[c] = gone.get(c, 0) + 1
 
     opps = {s: Opponent(s, view.hand_sizes[s]) for s in range(n) if s != me}
     reliable = True
@@ -322,10 +364,27 @@ def infer(view: Any, cache: ReplayCache | None = None) -> Knowledge:
             o.free = 0
             o.known = []
     pool: list[Card] = []
-    for k, v in sorted(pool_count.items()):
-        pool.extend([Card(k)] * v)
+    if ones is not None and FAST[0]:
+        while ones:
+            low = ones & -ones
+            k = low.bit_length() - 1
+            pool.append(CARDS[k])
+            ones ^= low
+    for k, v, card in (() if ones is not None and FAST[0] else
+                       _sorted_pool(rules.decks, rules.jokers, rules.distinct_decks)):
+        g = gone.get(k)
+        if g is None:
+            if v == 1:
+                pool.append(card)
+            else:
+                pool.extend([card] * v)
+        elif v > g:
+            pool.extend([card] * (v - g))
     # known cards must be hidden cards; drop any that are not (approximation safety)
     for o in opps.values():
+        if not o.known:
+            o.known = []
+            continue
         kept = []
         avail = list(pool)
         for c in o.known:
@@ -470,19 +529,31 @@ class ReplayCache:
                 table.place(t, table.type_rows[t][0], None, int(c))
             cp = _ReplayState(key, (), 0, table, list(view.dealt_sizes), [],
                               {s: Opponent(s, 0) for s in opps})
-            self._state = None
-        st = cp.copy()
-        j = self._run(st, view, rules, names, hist, len(hist))
+        self._state = None  # kept again below once the replay succeeded
+        n = len(hist)
+        if FAST[0]:
+            # the events before the first one that may stay open are final: replayed onto
+            # the kept state itself, without the copy (the common case copies nothing)
+            k = cp.index
+            while k < n and not _may_stay_open(rules, cp.table, names, hist[k], opps):
+                k += 1
+            if k > cp.index:
+                self._run(cp, view, rules, names, hist, k)
+                cp.index = k
+            st = cp if k == n else cp.copy()
+        else:
+            st = cp.copy()
+        j = self._run(st, view, rules, names, hist, n)
         for s, o in opps.items():  # the answer (copies: the state may be kept below)
             w = st.opps[s]
             o.known, o.excluded, o.free, o.free_excluded = (list(w.known), w.excluded,
                                                             w.free, w.free_excluded)
         if observations is not None:
             observations.extend((a, b, c, d, e, bool(f)) for a, b, c, d, e, f in st.pending)
-        if j == len(hist):
+        if j == n:
             keep = st  # every event final: this very state is the one to keep
         else:  # the state before the first event that is not final: replay up to it again
-            keep = cp.copy()
+            keep = cp.copy() if not FAST[0] else cp
             self._run(keep, view, rules, names, hist, j)
         keep.index, keep.events = j, hist[:j]
         self._state = keep
@@ -576,6 +647,32 @@ class ReplayCache:
             if not final and first_open == stop:
                 first_open = i
         return first_open
+
+
+def _may_stay_open(rules: Rules, table: Table, names: dict[str, Card], e: dict[str, Any],
+                   opps: dict[int, Opponent]) -> bool:
+    """Whether ``ReplayCache._run`` could find the event ``e`` not final (a play by an
+    opponent after which the rules may let it go on: multi-play, or a closing card with
+    extra moves). Errs towards yes. Only the layout of ``table`` is read (its flags, and
+    the ranks of a "rows" line, which no event changes)."""
+    if e["type"] != "play" or e["seat"] not in opps:
+        return False
+    if rules.multi_play:
+        return True
+    if not rules.extra_move:
+        return False
+    if table.upward or table.first_decides:
+        return True
+    card = _event_card(names, e)
+    if card is None:
+        return True
+    as_ = _event_card(names, e, "as")
+    t = card_type(rules, int(as_ if as_ is not None else card))
+    if t >= JOKER_BASE:
+        return True
+    ends = table.line[0]  # a "rows" layout: the same ranks on every row, fixed ends
+    r = t % 13 + 1
+    return r == ends[0] or r == ends[-1]
 
 
 def _out_at(view: Any, seat: int, hist: Any, i: int) -> bool:
