@@ -19,7 +19,7 @@ from ..moves import GIVE, PLAY, STOP, SWAP, TOKEN, Move
 from ..scoring import card_value
 from ..table import NO, Table
 from .base import Bot, Reason, legal_of
-from .knowledge import Knowledge, ReplayCache, card_type, infer
+from .knowledge import Knowledge, ReplayCache, _type_values, card_type, infer
 
 FORCED = {"token": "forced_token", "pass": "forced_pass", "ask": "forced_ask",
           "draw": "forced_draw", "chip": "forced_chip"}
@@ -100,17 +100,20 @@ class Features:
         self.me = view.seat
         self.know = know if know is not None else infer(view)
         r = self.rules
-        self.my_types = 0
-        for c in view.hand:
-            if not c.is_joker:
-                self.my_types |= 1 << card_type(r, c)
-        pool_types = 0
         fold = r.decks == 2 and not r.distinct_decks  # card_type, inline (many cards)
+        my_types = 0
+        for c in view.hand:
+            if c < JOKER_BASE:
+                my_types |= 1 << (c % 52 if fold else c)
+        self.my_types = my_types
+        pool_types = 0
         for c in self.know.pool:
             if c < JOKER_BASE:
                 pool_types |= 1 << (c % 52 if fold else c)
         self.pool_types = pool_types
-        self.hand_points = sum(card_value(c, r) for c in view.hand)
+        values = _type_values(r)  # card_value of each type (a joker: its own value)
+        self.hand_points = sum(r.joker_value if c >= JOKER_BASE else values[c % 52]
+                               for c in view.hand)
         self.threat_now, self.threat_seat = self.threat(self.table.playable)
         self._unlocked: dict[Move, dict[str, Any] | None] = {}
 
@@ -421,8 +424,9 @@ class ExpertBot(Bot):
         if view.phase == "more":
             return "continue", {"card": card}
         v = card_value(card, f.rules)
-        max_v = max(card_value(p.card, f.rules) for _, p, _ in plays if p.card is not None)
-        if f.threat_now >= 0.3 and v >= max_v and v >= 9 and f.threat_seat is not None:
+        # (the most valuable play is looked for only when it can matter)
+        if f.threat_now >= 0.3 and v >= 9 and f.threat_seat is not None and v >= max(
+                card_value(p.card, f.rules) for _, p, _ in plays if p.card is not None):
             return "dump", {"card": card, "player": view.names[f.threat_seat], "value": v}
         if u is not None:
             if u["opens_row"] and u["mine"] >= 2 and u["mine"] >= u["theirs"] and card.suit >= 0:
