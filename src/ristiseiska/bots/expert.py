@@ -90,6 +90,9 @@ def _reach1(order: str, c: int, minr: int, maxr: int, tt: list[int], lo: int, hi
     return levels
 
 
+_LAST_VALUES: list[Any] = [None, []]  # the last rules seen and their _type_values
+
+
 class Features:
     """Measures of a position from one seat's view, shared by the rule-based bots and hints."""
 
@@ -111,7 +114,10 @@ class Features:
             if c < JOKER_BASE:
                 pool_types |= 1 << (c % 52 if fold else c)
         self.pool_types = pool_types
-        values = _type_values(r)  # card_value of each type (a joker: its own value)
+        last = _LAST_VALUES  # card_value of each type (a joker: its own value); by identity:
+        if last[0] is not r:  # hashing the rules cost more than the sum
+            last[:] = [r, _type_values(r)]
+        values = last[1]
         self.hand_points = sum(r.joker_value if c >= JOKER_BASE else values[c % 52]
                                for c in view.hand)
         self.threat_now, self.threat_seat = self.threat(self.table.playable)
@@ -168,15 +174,33 @@ class Features:
         return u
 
     def _unlock(self, move: Move) -> dict[str, Any] | None:
-        p = self.placement(self.table, move)
+        table = self.table
+        if FAST[0] and table.opened and not table.upward and not table.first_decides:
+            card = move.as_ if move.as_ is not None else move.card
+            if card is None:
+                return None
+            t = card_type(self.rules, int(card))
+            rows = table.type_rows[t] if t < len(table.type_rows) else ()
+            if len(rows) == 1:  # placement(), for a type of one row (one place at most)
+                row = rows[0]
+                if not (table.fits[row] >> t) & 1:
+                    return None
+                lo = table.lo[row]
+                end: str | None
+                if lo == NO:
+                    end = None
+                elif lo > table.minr and table.types[row][lo - 1] == t and table.low_allowed(row):
+                    end = "low"
+                else:
+                    end = "high"
+                if move.end is not None and end is not None and end != move.end:
+                    return None
+                return self._unlock1(t, row, end)
+        p = self.placement(table, move)
         if p is None:
             return None
         t, row, end = p
-        table = self.table
         rows = table.type_rows[t] if t < len(table.type_rows) else (row,)
-        if (FAST[0] and len(rows) == 1 and rows[0] == row and table.opened
-                and not table.upward and not table.first_decides):
-            return self._unlock1(move, t, row, end)
         try:
             before = self.reach(self.table.copy(), rows, 1 << t)
             after_table = self.table.copy()
@@ -187,7 +211,7 @@ class Features:
         return self._unlock_answer(t, before, after, after_table.playable,
                                    self.table.lo[row] == NO)
 
-    def _unlock1(self, move: Move, t: int, row: int, end: str | None) -> dict[str, Any]:
+    def _unlock1(self, t: int, row: int, end: str | None) -> dict[str, Any]:
         """``_unlock`` of a card whose type lies on one row only, the table opened, a "rows"
         layout with fixed ace ends: played on the row's two ends instead of table copies,
         and remembered by those ends (the same row ends always free the same cards)."""

@@ -549,7 +549,8 @@ class ReplayCache:
             o.known, o.excluded, o.free, o.free_excluded = (list(w.known), w.excluded,
                                                             w.free, w.free_excluded)
         if observations is not None:
-            observations.extend((a, b, c, d, e, bool(f)) for a, b, c, d, e, f in st.pending)
+            # (the last entry is already a bool: each list as a tuple is the observation)
+            observations.extend(map(tuple, st.pending))  # type: ignore[arg-type]
         if j == n:
             keep = st  # every event final: this very state is the one to keep
         else:  # the state before the first event that is not final: replay up to it again
@@ -585,8 +586,9 @@ class ReplayCache:
                     if obs[0] == s:
                         obs[3] |= 1 << t_played
                 if o is not None and as_ is None and table.opened:
-                    near = any(sizes[j] <= 2 for j in range(len(sizes)) if j != s)
-                    pending.append([s, t_played, table.playable, 0, 0, int(near)])
+                    others = sizes[:s] + sizes[s + 1:]  # whether another player holds <= 2
+                    pending.append([s, t_played, table.playable, 0, 0,
+                                    bool(others) and min(others) <= 2])
                 sizes[s] -= 1
                 closing = _place(table, rules, card, e.get("row"), e.get("end"), as_)
                 if o is not None:
