@@ -117,7 +117,7 @@ class Features:
         last = _LAST_VALUES  # card_value of each type (a joker: its own value); by identity:
         if last[0] is not r:  # hashing the rules cost more than the sum
             last[:] = [r, _type_values(r)]
-        values = last[1]
+        values: list[int] = last[1]
         self.hand_points = sum(r.joker_value if c >= JOKER_BASE else values[c % 52]
                                for c in view.hand)
         self.threat_now, self.threat_seat = self.threat(self.table.playable)
