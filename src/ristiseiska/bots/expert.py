@@ -118,7 +118,7 @@ class Features:
         if last[0] is not r:  # hashing the rules cost more than the sum
             last[:] = [r, _type_values(r)]
         values: list[int] = last[1]
-        self.hand_points = sum(r.joker_value if c >= JOKER_BASE else values[c % 52]
+        self.hand_points: int = sum(r.joker_value if c >= JOKER_BASE else values[c % 52]
                                for c in view.hand)
         self.threat_now, self.threat_seat = self.threat(self.table.playable)
         self._unlocked: dict[Move, dict[str, Any] | None] = {}
