@@ -26,7 +26,7 @@ from typing import Any
 
 from ..cards import CARDS, JOKER_BASE, Card, full_deck
 from ..rules import Rules
-from ..table import Table
+from ..table import NO, Table
 
 FAILURES = ("token", "pass", "ask", "chip", "draw")
 FAST = [True]  # the shortcuts of issue 24 (tests switch them off to compare)
@@ -253,6 +253,22 @@ def _mandatory_mask(rules: Rules, playable: int) -> int:
 def _place(table: Table, rules: Rules, card: Card, row: int | None, end: str | None,
            as_: Card | None) -> bool:
     t = card_type(rules, int(as_ if as_ is not None else card))
+    if FAST[0] and table.opened and not table.upward and not table.first_decides \
+            and t < len(table.type_rows) and len(table.type_rows[t]) == 1:
+        # Table.placements of a type with one row: one place at most, found on its ends
+        prow = table.type_rows[t][0]
+        if (table.fits[prow] >> t) & 1:
+            lo = table.lo[prow]
+            pend: str | None
+            if lo == NO:
+                pend = None
+            elif lo > table.minr and table.types[prow][lo - 1] == t and table.low_allowed(prow):
+                pend = "low"
+            else:
+                pend = "high"
+            if end is None or pend is None or pend == end:
+                return table.place(t, prow, pend, int(card))
+        raise ValueError("card does not fit")
     places = table.placements(t)
     for prow, pend in places:
         if row is not None and prow // 4 != row and len({p[0] for p in places}) > 1:
@@ -299,6 +315,7 @@ def _sorted_pool(decks: int, jokers: int, distinct: bool) -> list[tuple[int, int
     return out
 
 
+_CHUNKS: dict[tuple[int, int], tuple[Card, ...]] = {}  # (first id, 13-bit mask) -> cards
 _SINGLE_MASK: dict[tuple[int, int, bool], int | None] = {}
 
 
@@ -365,11 +382,19 @@ def infer(view: Any, cache: ReplayCache | None = None) -> Knowledge:
             o.known = []
     pool: list[Card] = []
     if ones is not None and FAST[0]:
-        while ones:
-            low = ones & -ones
-            k = low.bit_length() - 1
-            pool.append(CARDS[k])
-            ones ^= low
+        base = 0
+        while ones:  # 13 ids at a time (a suit of a deck): their cards remembered by mask
+            chunk = ones & 0x1FFF
+            if chunk:
+                got = _CHUNKS.get((base, chunk))
+                if got is None:
+                    if len(_CHUNKS) > 50_000:
+                        _CHUNKS.clear()
+                    got = _CHUNKS[(base, chunk)] = tuple(
+                        CARDS[base + i] for i in range(13) if (chunk >> i) & 1)
+                pool.extend(got)
+            ones >>= 13
+            base += 13
     for k, v, card in (() if ones is not None and FAST[0] else
                        _sorted_pool(rules.decks, rules.jokers, rules.distinct_decks)):
         g = gone.get(k)
