@@ -178,3 +178,72 @@ def test_every_preset_plays_identical_games() -> None:
             fast = _game(rules, n, seed, True)
             with slow():
                 assert _game(rules, n, seed, True) == fast
+
+
+@SETTINGS
+@given(rule_sets, st.integers(0, 10**6), st.integers(2, 5))
+def test_reach_on_row_ends_equals_reach_on_tables(rules: Rules, seed: int, k: int) -> None:
+    """``_reach1`` / ``_reach_rows`` give ``Features.reach``'s rounds, in its order, for every
+    suit's rows, with and without a card kept out."""
+    g = Game(rules, _players(rules, k), seed=seed)
+    rng = random.Random(seed)
+    f = Features.__new__(Features)
+    checked = 0
+    for _ in range(400):
+        if g.is_over():
+            break
+        tb = g.table
+        if tb.opened and not tb.upward and not tb.first_decides:
+            for t in range(0, tb.ntypes, 13):
+                rows = tb.type_rows[t]
+                tt = tb.types[rows[0]]
+                for exclude in (0, 1 << tt[rng.randrange(len(tt))]):
+                    want = list(f.reach(tb.copy(), rows, exclude).items())
+                    args = (tb.order, tb.center, tb.minr, tb.maxr, tt)
+                    if len(rows) == 1:
+                        got = expert._reach1(*args, tb.lo[rows[0]], tb.hi[rows[0]], exclude)
+                    else:
+                        got = expert._reach_rows(*args, [tb.lo[r] for r in rows],
+                                                 [tb.hi[r] for r in rows], exclude)
+                    assert list(got.items()) == want
+                    checked += 1
+        g.push(rng.choice(g.legal_moves()))
+    assert checked or rules.layout == "upward" or rules.ace == "first-decides"
+
+
+def _rows_long_way(g: Game) -> tuple[Any, ...]:
+    """``make_view``'s rows as it built them before issue 24's shortcuts."""
+    from ristiseiska.view import RowView
+    table = g.table
+    rows = []
+    for row in range(table.nrows):
+        cards: tuple[Any, ...] = ()
+        if table.lo[row] != -1:
+            occ = table.occupant[row]
+            cards = tuple(CARDS[occ[s]] for s in range(table.lo[row], table.hi[row] + 1))
+        jokers = tuple(
+            (CARDS[j], CARDS[table.types[r][slot]], table.joker_visible(r, slot))
+            for j, (r, slot) in sorted(table.jokers.items()) if r == row
+        )
+        rows.append(RowView(row, row % 4, row // 4, cards, table.is_closed(row, "low"),
+                            table.is_closed(row, "high"), jokers))
+    return tuple(rows)
+
+
+@SETTINGS
+@given(rule_sets, st.integers(0, 10**6), st.integers(2, 5))
+def test_view_rows_and_sorted_hands_as_before(rules: Rules, seed: int, k: int) -> None:
+    """The view's rows (jokers, closed ends) and every hand in suit, rank, deck order (the
+    hand is sorted only when the id order is not that order already)."""
+    from ristiseiska.cards import sort_key
+    g = Game(rules, _players(rules, k), seed=seed)
+    rng = random.Random(seed)
+    for _ in range(400):
+        for s in range(g.n):
+            h = g.hand(s)
+            assert h == sorted(h, key=sort_key)
+            assert set(h) == {c for c in CARDS if (g._hands[s] >> c) & 1}
+        assert make_view(g, g.to_move, history=False).rows == _rows_long_way(g)
+        if g.is_over():
+            break
+        g.push(rng.choice(g.legal_moves()))

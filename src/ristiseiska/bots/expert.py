@@ -41,7 +41,7 @@ def _iter_bits(m: int):  # type: ignore[no-untyped-def]
 # The fast paths of issue 24 (the same answers, computed without copying tables); tests
 # switch them off to compare with the long way (tests/test_expert_fast.py).
 FAST = [True]
-# _unlock1's answers by the row's ends: (freed types with weights, their mask, whether every
+# _unlock1's answers by the rows' ends: (freed types with weights, their mask, whether every
 # weight is 1.0, the row's fits after the card)
 _UNLOCK1: dict[tuple[Any, ...], tuple[list[tuple[int, float]], int, bool, int]] = {}
 
@@ -91,6 +91,43 @@ def _reach1(order: str, c: int, minr: int, maxr: int, tt: list[int], lo: int, hi
 
 
 _LAST_VALUES: list[Any] = [None, []]  # the last rules seen and their _type_values
+
+
+def _reach_rows(order: str, c: int, minr: int, maxr: int, tt: list[int], los: list[int],
+                his: list[int], exclude: int) -> dict[int, int]:
+    """``_reach1`` on several rows sharing their types (two identical decks), their ends in
+    ``los``/``his`` (changed): each card goes to the first of the rows where it fits, as
+    ``Table.placements`` lists it first."""
+    levels: dict[int, int] = {}
+    k = len(los)
+    for level in range(1, 30):
+        m = 0
+        for i in range(k):
+            m |= _row_fits1(order, c, minr, maxr, tt, los[i], his[i])
+        m &= ~exclude
+        placed = False
+        while m:
+            low = m & -m
+            u = low.bit_length() - 1
+            m ^= low
+            for i in range(k):
+                lo, hi = los[i], his[i]
+                if not (_row_fits1(order, c, minr, maxr, tt, lo, hi) >> u) & 1:
+                    continue
+                if lo == NO:
+                    los[i] = his[i] = c
+                elif lo > minr and tt[lo - 1] == u and (order == "both" or (
+                        (lo == c or hi > c or maxr == c) if order == "low-first"
+                        else (hi > c or maxr == c))):
+                    los[i] = lo - 1
+                else:
+                    his[i] = hi + 1
+                levels.setdefault(u, level)
+                placed = True
+                break
+        if not placed:
+            break
+    return levels
 
 
 class Features:
@@ -195,12 +232,17 @@ class Features:
                     end = "high"
                 if move.end is not None and end is not None and end != move.end:
                     return None
-                return self._unlock1(t, row, end)
+                return self._unlock1(t, rows, row, end)
         p = self.placement(table, move)
         if p is None:
             return None
         t, row, end = p
         rows = table.type_rows[t] if t < len(table.type_rows) else (row,)
+        if (FAST[0] and table.identical and len(rows) > 1 and row in rows and table.opened
+                and not table.upward and not table.first_decides):
+            # two identical decks: a suit's rows share their types (and every type of them
+            # these rows, in this order)
+            return self._unlock1(t, rows, row, end)
         try:
             before = self.reach(self.table.copy(), rows, 1 << t)
             after_table = self.table.copy()
@@ -211,27 +253,43 @@ class Features:
         return self._unlock_answer(t, before, after, after_table.playable,
                                    self.table.lo[row] == NO)
 
-    def _unlock1(self, t: int, row: int, end: str | None) -> dict[str, Any]:
-        """``_unlock`` of a card whose type lies on one row only, the table opened, a "rows"
-        layout with fixed ace ends: played on the row's two ends instead of table copies,
-        and remembered by those ends (the same row ends always free the same cards)."""
+    def _unlock1(self, t: int, rows: tuple[int, ...], row: int,
+                 end: str | None) -> dict[str, Any]:
+        """``_unlock`` of a card of ``rows`` (its type's rows, sharing their types), put on
+        ``row``, the table opened, a "rows" layout with fixed ace ends: played on the rows'
+        ends instead of table copies, and remembered by those ends (the same ends always
+        free the same cards)."""
         table = self.table
         order, c, minr, maxr = table.order, table.center, table.minr, table.maxr
         tt = table.types[row]
         lo, hi = table.lo[row], table.hi[row]
         exp = LEVEL_EXP[0]
         # the row's types are fixed by its first and last (ace low or ace high, one suit)
-        key = (order, c, minr, maxr, tt[0], tt[-1], len(tt), lo, hi, t, end, exp)
+        if len(rows) == 1:
+            key: tuple[Any, ...] = (order, c, minr, maxr, tt[0], tt[-1], len(tt), lo, hi, t,
+                                    end, exp)
+        else:
+            key = (order, c, minr, maxr, tt[0], tt[-1], len(tt),
+                   tuple([table.lo[r] for r in rows]), tuple([table.hi[r] for r in rows]),
+                   rows.index(row), t, end, exp)
         got = _UNLOCK1.get(key)
         if got is None:
-            before = _reach1(order, c, minr, maxr, tt, lo, hi, 1 << t)
             if lo == NO:  # Table.place, for this row
                 lo2 = hi2 = c
             elif end == "low":
                 lo2, hi2 = lo - 1, hi
             else:
                 lo2, hi2 = lo, hi + 1
-            after = _reach1(order, c, minr, maxr, tt, lo2, hi2, 0)
+            if len(rows) == 1:
+                before = _reach1(order, c, minr, maxr, tt, lo, hi, 1 << t)
+                after = _reach1(order, c, minr, maxr, tt, lo2, hi2, 0)
+            else:
+                los = [table.lo[r] for r in rows]
+                his = [table.hi[r] for r in rows]
+                before = _reach_rows(order, c, minr, maxr, tt, los[:], his[:], 1 << t)
+                i = rows.index(row)
+                los[i], his[i] = lo2, hi2
+                after = _reach_rows(order, c, minr, maxr, tt, los, his, 0)
             freed = [(u, 1.0 / lvl ** exp) for u, lvl in after.items()
                      if u != t and u not in before]
             fmask = 0
