@@ -268,8 +268,7 @@ class Game:
             low = h & -h
             out.append(CARDS[low.bit_length() - 1])
             h ^= low
-        if (self._hands[seat] >> 52) & M52:  # second-deck cards: the id order is not it
-            out.sort(key=sort_key)
+        out.sort(key=sort_key)
         return out
 
     def hand_size(self, seat: int) -> int:
