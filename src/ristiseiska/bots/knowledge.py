@@ -560,6 +560,8 @@ class ReplayCache:
             # the events before the first one that may stay open are final: replayed onto
             # the kept state itself, without the copy (the common case copies nothing)
             k = cp.index
+            if not (rules.multi_play or rules.extra_move):
+                k = n  # no turn goes on after a card: every event is final
             while k < n and not _may_stay_open(rules, cp.table, names, hist[k], opps):
                 k += 1
             if k > cp.index:
