@@ -247,3 +247,44 @@ def test_view_rows_and_sorted_hands_as_before(rules: Rules, seed: int, k: int) -
         if g.is_over():
             break
         g.push(rng.choice(g.legal_moves()))
+
+
+def test_replay_cache_asked_again_while_replaying() -> None:
+    """The hint bots are shared and asked from threads, maybe about the same seat's views at
+    once: the replay cache's state, changed in place, is taken by one call at a time (another
+    call replays from the start into a state of its own). Here the second call comes in the
+    middle of the first one's replay, as another thread's could."""
+    g = Game(Rules(), 4, seed=4)
+    seats = _Seats(g)
+    bot = ExpertBot(seed=1)
+    views = []
+    while not g.is_over():
+        v = seats.view(g.to_move)
+        if g.to_move == 1:
+            views.append(v)
+        g.push(bot.decide(v)[0])
+    cache = ReplayCache()
+    place = knowledge._place
+    inner: list[Any] = []
+    now: list[Any] = []
+
+    def interleaved(*a: Any) -> bool:
+        if now and not inner:  # once per outer call, in the middle of an event's replay:
+            inner.append(None)  # another caller, the same view, meanwhile
+            inner[0] = infer(now[0], cache)
+        return place(*a)
+
+    knowledge._place = interleaved  # type: ignore[assignment]
+    try:
+        for v in views:
+            inner.clear()
+            now[:] = [v]
+            outer = infer(v, cache)
+            now.clear()
+            want = _knowledge(infer(v))
+            assert _knowledge(outer) == want
+            if inner:
+                assert _knowledge(inner[0]) == want
+    finally:
+        knowledge._place = place
+    assert _knowledge(infer(views[-1], cache)) == _knowledge(infer(views[-1]))

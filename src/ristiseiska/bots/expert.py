@@ -90,7 +90,8 @@ def _reach1(order: str, c: int, minr: int, maxr: int, tt: list[int], lo: int, hi
     return levels
 
 
-_LAST_VALUES: list[Any] = [None, []]  # the last rules seen and their _type_values
+# the last rules seen and their _type_values (one tuple: read and replaced whole)
+_LAST_VALUES: list[tuple[Any, list[int]]] = [(None, [])]
 
 
 def _reach_rows(order: str, c: int, minr: int, maxr: int, tt: list[int], los: list[int],
@@ -151,9 +152,9 @@ class Features:
             if c < JOKER_BASE:
                 pool_types |= 1 << (c % 52 if fold else c)
         self.pool_types = pool_types
-        last = _LAST_VALUES  # card_value of each type (a joker: its own value); by identity:
-        if last[0] is not r:  # hashing the rules cost more than the sum
-            last[:] = [r, _type_values(r)]
+        last = _LAST_VALUES[0]  # card_value of each type (a joker: its own value); found
+        if last[0] is not r:  # by the rules' identity (hashing them cost more than the sum)
+            last = _LAST_VALUES[0] = (r, _type_values(r))
         values: list[int] = last[1]
         self.hand_points: int = sum(r.joker_value if c >= JOKER_BASE else values[c % 52]
                                for c in view.hand)

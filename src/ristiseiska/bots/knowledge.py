@@ -543,7 +543,12 @@ class ReplayCache:
         hist = tuple(view.history)
         key = (view.seat, rules, tuple(view.dealt_sizes), tuple(view.laid_out),
                tuple(sorted(opps)))
-        cp = self._state
+        # The kept state is taken out (one C call: atomic under the GIL) and put back when
+        # the replay succeeded: the state is changed in place below, and a bot may be asked
+        # from two threads at once (the hint bots are shared); the other thread then finds
+        # no state and replays from the start, into a state of its own.
+        cp: _ReplayState | None = self.__dict__.pop("_state", None)
+        self._state = None
         if (cp is None or cp.key != key or cp.index > len(hist)
                 # the very same objects, compared in C (a generator here cost 8% of a
                 # server bot's decision)
@@ -554,7 +559,6 @@ class ReplayCache:
                 table.place(t, table.type_rows[t][0], None, int(c))
             cp = _ReplayState(key, (), 0, table, list(view.dealt_sizes), [],
                               {s: Opponent(s, 0) for s in opps})
-        self._state = None  # kept again below once the replay succeeded
         n = len(hist)
         if FAST[0]:
             # the events before the first one that may stay open are final: replayed onto
