@@ -357,7 +357,7 @@ class Features:
             k = o.size
             if k not in URGENCY:
                 continue
-            if any((playable >> card_type(r, c)) & 1 for c in o.known):
+            if o.known and any((playable >> card_type(r, c)) & 1 for c in o.known):
                 p = 1.0
             else:
                 cands = self.pool_types & ~(0 if o.free else o.excluded)

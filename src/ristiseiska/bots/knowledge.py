@@ -608,10 +608,10 @@ class ReplayCache:
             s = e["seat"]
             o = opps.get(s)
             if typ == "play":
-                card = _event_card(names, e)
+                card = names.get(e.get("card"))  # _event_card, inline
                 if card is None:
                     raise ValueError("play without a card")
-                as_ = _event_card(names, e, "as")
+                as_ = names.get(e.get("as"))
                 t_played = card_type(rules, int(as_ if as_ is not None else card))
                 for obs in pending:
                     if obs[0] == s:
