@@ -132,17 +132,22 @@ def make_view(game: Any, seat: int, open_cards: bool = False,
     mark = game.rules.distinct_decks
     table = game.table
     rows = []
+    minr, maxr, table_jokers = table.minr, table.maxr, table.jokers
     for row in range(table.nrows):
         cards: tuple[Card, ...] = ()
-        if table.lo[row] != NO:
+        lo = table.lo[row]
+        if lo != NO:
             occ = table.occupant[row]
-            cards = tuple(CARDS[occ[s]] for s in range(table.lo[row], table.hi[row] + 1))
+            hi = table.hi[row]
+            cards = tuple([CARDS[occ[s]] for s in range(lo, hi + 1)])
+            low_closed, high_closed = lo == minr, hi == maxr  # Table.is_closed
+        else:
+            low_closed = high_closed = False
         jokers = tuple(
             (CARDS[j], CARDS[table.types[r][slot]], table.joker_visible(r, slot))
-            for j, (r, slot) in sorted(table.jokers.items()) if r == row
-        )
-        rows.append(RowView(row, row % 4, row // 4, cards,
-                            table.is_closed(row, "low"), table.is_closed(row, "high"), jokers))
+            for j, (r, slot) in sorted(table_jokers.items()) if r == row
+        ) if table_jokers else ()
+        rows.append(RowView(row, row % 4, row // 4, cards, low_closed, high_closed, jokers))
     events = tuple(public_event(e.to_dict(mark), seat) for e in game.events) if history else ()
     return SeatView(
         seat=seat,

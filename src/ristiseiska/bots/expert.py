@@ -14,12 +14,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..cards import Card
+from ..cards import JOKER_BASE, Card
 from ..moves import GIVE, PLAY, STOP, SWAP, TOKEN, Move
 from ..scoring import card_value
 from ..table import NO, Table
 from .base import Bot, Reason, legal_of
-from .knowledge import Knowledge, ReplayCache, card_type, infer
+from .knowledge import Knowledge, ReplayCache, _type_values, card_type, infer
 
 FORCED = {"token": "forced_token", "pass": "forced_pass", "ask": "forced_ask",
           "draw": "forced_draw", "chip": "forced_chip"}
@@ -38,6 +38,99 @@ def _iter_bits(m: int):  # type: ignore[no-untyped-def]
         m ^= low
 
 
+# The fast paths of issue 24 (the same answers, computed without copying tables); tests
+# switch them off to compare with the long way (tests/test_expert_fast.py).
+FAST = [True]
+# _unlock1's answers by the rows' ends: (freed types with weights, their mask, whether every
+# weight is 1.0, the row's fits after the card)
+_UNLOCK1: dict[tuple[Any, ...], tuple[list[tuple[int, float]], int, bool, int]] = {}
+
+
+def _row_fits1(order: str, c: int, minr: int, maxr: int, tt: list[int], lo: int, hi: int) -> int:
+    """``Table._row_fits`` of one opened-table row of a "rows" layout, on its ends alone."""
+    if lo == NO:
+        return 1 << tt[c]
+    m = 0
+    if lo > minr and (order == "both" or (
+            (lo == c or hi > c or maxr == c) if order == "low-first" else (hi > c or maxr == c))):
+        m |= 1 << tt[lo - 1]
+    if hi < maxr and (order == "both" or (
+            (lo < c or minr == c) if order == "low-first" else (hi == c or lo < c or minr == c))):
+        m |= 1 << tt[hi + 1]
+    return m
+
+
+def _reach1(order: str, c: int, minr: int, maxr: int, tt: list[int], lo: int, hi: int,
+            exclude: int) -> dict[int, int]:
+    """``Features.reach`` on one row, played on the row's ends: the same rounds, and within
+    a round the same order (ascending type) and the same re-check before each card that
+    ``Table.placements`` makes after the previous card of the round."""
+    levels: dict[int, int] = {}
+    for level in range(1, 30):
+        m = _row_fits1(order, c, minr, maxr, tt, lo, hi) & ~exclude
+        placed = False
+        while m:
+            low = m & -m
+            u = low.bit_length() - 1
+            m ^= low
+            if not (_row_fits1(order, c, minr, maxr, tt, lo, hi) >> u) & 1:
+                continue
+            if lo == NO:
+                lo = hi = c
+            elif lo > minr and tt[lo - 1] == u and (order == "both" or (
+                    (lo == c or hi > c or maxr == c) if order == "low-first"
+                    else (hi > c or maxr == c))):
+                lo -= 1
+            else:
+                hi += 1
+            levels.setdefault(u, level)
+            placed = True
+        if not placed:
+            break
+    return levels
+
+
+# the last rules seen and their _type_values (one tuple: read and replaced whole)
+_LAST_VALUES: list[tuple[Any, list[int]]] = [(None, [])]
+
+
+def _reach_rows(order: str, c: int, minr: int, maxr: int, tt: list[int], los: list[int],
+                his: list[int], exclude: int) -> dict[int, int]:
+    """``_reach1`` on several rows sharing their types (two identical decks), their ends in
+    ``los``/``his`` (changed): each card goes to the first of the rows where it fits, as
+    ``Table.placements`` lists it first."""
+    levels: dict[int, int] = {}
+    k = len(los)
+    for level in range(1, 30):
+        m = 0
+        for i in range(k):
+            m |= _row_fits1(order, c, minr, maxr, tt, los[i], his[i])
+        m &= ~exclude
+        placed = False
+        while m:
+            low = m & -m
+            u = low.bit_length() - 1
+            m ^= low
+            for i in range(k):
+                lo, hi = los[i], his[i]
+                if not (_row_fits1(order, c, minr, maxr, tt, lo, hi) >> u) & 1:
+                    continue
+                if lo == NO:
+                    los[i] = his[i] = c
+                elif lo > minr and tt[lo - 1] == u and (order == "both" or (
+                        (lo == c or hi > c or maxr == c) if order == "low-first"
+                        else (hi > c or maxr == c))):
+                    los[i] = lo - 1
+                else:
+                    his[i] = hi + 1
+                levels.setdefault(u, level)
+                placed = True
+                break
+        if not placed:
+            break
+    return levels
+
+
 class Features:
     """Measures of a position from one seat's view, shared by the rule-based bots and hints."""
 
@@ -48,15 +141,23 @@ class Features:
         self.me = view.seat
         self.know = know if know is not None else infer(view)
         r = self.rules
-        self.my_types = 0
+        fold = r.decks == 2 and not r.distinct_decks  # card_type, inline (many cards)
+        my_types = 0
         for c in view.hand:
-            if not c.is_joker:
-                self.my_types |= 1 << card_type(r, c)
-        self.pool_types = 0
+            if c < JOKER_BASE:
+                my_types |= 1 << (c % 52 if fold else c)
+        self.my_types = my_types
+        pool_types = 0
         for c in self.know.pool:
-            if not c.is_joker:
-                self.pool_types |= 1 << card_type(r, c)
-        self.hand_points = sum(card_value(c, r) for c in view.hand)
+            if c < JOKER_BASE:
+                pool_types |= 1 << (c % 52 if fold else c)
+        self.pool_types = pool_types
+        last = _LAST_VALUES[0]  # card_value of each type (a joker: its own value); found
+        if last[0] is not r:  # by the rules' identity (hashing them cost more than the sum)
+            last = _LAST_VALUES[0] = (r, _type_values(r))
+        values: list[int] = last[1]
+        self.hand_points: int = sum(r.joker_value if c >= JOKER_BASE else values[c % 52]
+                               for c in view.hand)
         self.threat_now, self.threat_seat = self.threat(self.table.playable)
         self._unlocked: dict[Move, dict[str, Any] | None] = {}
 
@@ -98,7 +199,8 @@ class Features:
 
     def unlock(self, move: Move) -> dict[str, Any] | None:
         """What playing ``move`` opens: weighted counts of own and hidden cards freed, the
-        cards that become playable at once, and the table after it. Worked out once per
+        cards that become playable at once, and the playable types after it (``playable``,
+        the mask ``Table.playable`` of the table after the move). Worked out once per
         move (scoring and explaining a move both ask); treat the answer as read-only."""
         try:
             return self._unlocked[move]
@@ -110,11 +212,38 @@ class Features:
         return u
 
     def _unlock(self, move: Move) -> dict[str, Any] | None:
-        p = self.placement(self.table, move)
+        table = self.table
+        if FAST[0] and table.opened and not table.upward and not table.first_decides:
+            card = move.as_ if move.as_ is not None else move.card
+            if card is None:
+                return None
+            t = card_type(self.rules, int(card))
+            rows = table.type_rows[t] if t < len(table.type_rows) else ()
+            if len(rows) == 1:  # placement(), for a type of one row (one place at most)
+                row = rows[0]
+                if not (table.fits[row] >> t) & 1:
+                    return None
+                lo = table.lo[row]
+                end: str | None
+                if lo == NO:
+                    end = None
+                elif lo > table.minr and table.types[row][lo - 1] == t and table.low_allowed(row):
+                    end = "low"
+                else:
+                    end = "high"
+                if move.end is not None and end is not None and end != move.end:
+                    return None
+                return self._unlock1(t, rows, row, end)
+        p = self.placement(table, move)
         if p is None:
             return None
         t, row, end = p
-        rows = self.table.type_rows[t] if t < len(self.table.type_rows) else (row,)
+        rows = table.type_rows[t] if t < len(table.type_rows) else (row,)
+        if (FAST[0] and table.identical and len(rows) > 1 and row in rows and table.opened
+                and not table.upward and not table.first_decides):
+            # two identical decks: a suit's rows share their types (and every type of them
+            # these rows, in this order)
+            return self._unlock1(t, rows, row, end)
         try:
             before = self.reach(self.table.copy(), rows, 1 << t)
             after_table = self.table.copy()
@@ -122,6 +251,83 @@ class Features:
             after = self.reach(after_table.copy(), rows, 0)
         except Exception:  # an unusual layout state: judge the move without this measure
             return None
+        return self._unlock_answer(t, before, after, after_table.playable,
+                                   self.table.lo[row] == NO)
+
+    def _unlock1(self, t: int, rows: tuple[int, ...], row: int,
+                 end: str | None) -> dict[str, Any]:
+        """``_unlock`` of a card of ``rows`` (its type's rows, sharing their types), put on
+        ``row``, the table opened, a "rows" layout with fixed ace ends: played on the rows'
+        ends instead of table copies, and remembered by those ends (the same ends always
+        free the same cards)."""
+        table = self.table
+        order, c, minr, maxr = table.order, table.center, table.minr, table.maxr
+        tt = table.types[row]
+        lo, hi = table.lo[row], table.hi[row]
+        exp = LEVEL_EXP[0]
+        # the row's types are fixed by its first and last (ace low or ace high, one suit)
+        if len(rows) == 1:
+            key: tuple[Any, ...] = (order, c, minr, maxr, tt[0], tt[-1], len(tt), lo, hi, t,
+                                    end, exp)
+        else:
+            key = (order, c, minr, maxr, tt[0], tt[-1], len(tt),
+                   tuple([table.lo[r] for r in rows]), tuple([table.hi[r] for r in rows]),
+                   rows.index(row), t, end, exp)
+        got = _UNLOCK1.get(key)
+        if got is None:
+            if lo == NO:  # Table.place, for this row
+                lo2 = hi2 = c
+            elif end == "low":
+                lo2, hi2 = lo - 1, hi
+            else:
+                lo2, hi2 = lo, hi + 1
+            if len(rows) == 1:
+                before = _reach1(order, c, minr, maxr, tt, lo, hi, 1 << t)
+                after = _reach1(order, c, minr, maxr, tt, lo2, hi2, 0)
+            else:
+                los = [table.lo[r] for r in rows]
+                his = [table.hi[r] for r in rows]
+                before = _reach_rows(order, c, minr, maxr, tt, los[:], his[:], 1 << t)
+                i = rows.index(row)
+                los[i], his[i] = lo2, hi2
+                after = _reach_rows(order, c, minr, maxr, tt, los, his, 0)
+            freed = [(u, 1.0 / lvl ** exp) for u, lvl in after.items()
+                     if u != t and u not in before]
+            fmask = 0
+            for u, _w in freed:
+                fmask |= 1 << u
+            if len(_UNLOCK1) > 100_000:
+                _UNLOCK1.clear()
+            got = _UNLOCK1[key] = (freed, fmask, all(w == 1.0 for _u, w in freed),
+                                   _row_fits1(order, c, minr, maxr, tt, lo2, hi2))
+        freed, fmask, ones, playable = got
+        for r, f in enumerate(table.fits):
+            if r != row:
+                playable |= f
+        my, pool = self.my_types, self.pool_types
+        if ones:  # every weight 1.0: the sums are the counts
+            mine = _bits(fmask & my)
+            theirs = _bits(fmask & pool & ~my)
+            mine_w, theirs_w = float(mine), float(theirs)
+        else:
+            mine_w = theirs_w = 0.0
+            mine = theirs = 0
+            for u, w in freed:
+                if (my >> u) & 1:
+                    mine_w += w
+                    mine += 1
+                elif (pool >> u) & 1:
+                    theirs_w += w
+                    theirs += 1
+        new = playable & ~table.playable
+        return {
+            "type": t, "mine_w": mine_w, "theirs_w": theirs_w, "mine": mine, "theirs": theirs,
+            "new_mine": _bits(new & my), "new_theirs": _bits(new & pool),
+            "playable": playable, "opens_row": lo == NO,
+        }
+
+    def _unlock_answer(self, t: int, before: dict[int, int], after: dict[int, int],
+                       playable: int, opens_row: bool) -> dict[str, Any]:
         mine_w = theirs_w = 0.0
         mine = theirs = 0
         for u, lvl in after.items():
@@ -134,11 +340,11 @@ class Features:
             elif (self.pool_types >> u) & 1:
                 theirs_w += w
                 theirs += 1
-        new = after_table.playable & ~self.table.playable
+        new = playable & ~self.table.playable
         return {
             "type": t, "mine_w": mine_w, "theirs_w": theirs_w, "mine": mine, "theirs": theirs,
             "new_mine": _bits(new & self.my_types), "new_theirs": _bits(new & self.pool_types),
-            "table": after_table, "opens_row": self.table.lo[row] == NO,
+            "playable": playable, "opens_row": opens_row,
         }
 
     # -- opponents near out -----------------------------------------------------------------
@@ -151,7 +357,7 @@ class Features:
             k = o.size
             if k not in URGENCY:
                 continue
-            if any((playable >> card_type(r, c)) & 1 for c in o.known):
+            if o.known and any((playable >> card_type(r, c)) & 1 for c in o.known):
                 p = 1.0
             else:
                 cands = self.pool_types & ~(0 if o.free else o.excluded)
@@ -275,7 +481,7 @@ class ExpertBot(Bot):
         if u is not None:
             score += self.W_MINE * u["mine_w"] - self.W_THEIRS * u["theirs_w"]
             score += self.W_NEW_MINE * u["new_mine"] - self.W_NEW_THEIRS * u["new_theirs"]
-            threat_after, _ = f.threat(u["table"].playable)
+            threat_after, _ = f.threat(u["playable"])
         else:
             threat_after = f.threat_now
         exposure = f.hand_points + (f.rules.token_value if view.token_holder == f.me else 0)
@@ -301,8 +507,9 @@ class ExpertBot(Bot):
         if view.phase == "more":
             return "continue", {"card": card}
         v = card_value(card, f.rules)
-        max_v = max(card_value(p.card, f.rules) for _, p, _ in plays if p.card is not None)
-        if f.threat_now >= 0.3 and v >= max_v and v >= 9 and f.threat_seat is not None:
+        # (the most valuable play is looked for only when it can matter)
+        if f.threat_now >= 0.3 and v >= 9 and f.threat_seat is not None and v >= max(
+                card_value(p.card, f.rules) for _, p, _ in plays if p.card is not None):
             return "dump", {"card": card, "player": view.names[f.threat_seat], "value": v}
         if u is not None:
             if u["opens_row"] and u["mine"] >= 2 and u["mine"] >= u["theirs"] and card.suit >= 0:

@@ -24,11 +24,12 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..cards import Card, full_deck
+from ..cards import CARDS, JOKER_BASE, Card, full_deck
 from ..rules import Rules
-from ..table import Table
+from ..table import NO, Table
 
 FAILURES = ("token", "pass", "ask", "chip", "draw")
+FAST = [True]  # the shortcuts of issue 24 (tests switch them off to compare)
 
 # The "sensible player" model of an opponent's choice (see Knowledge.seat_log_likelihoods),
 # fitted by likelihood to the expert bot's choices in self-play (default rules): own cards
@@ -252,6 +253,22 @@ def _mandatory_mask(rules: Rules, playable: int) -> int:
 def _place(table: Table, rules: Rules, card: Card, row: int | None, end: str | None,
            as_: Card | None) -> bool:
     t = card_type(rules, int(as_ if as_ is not None else card))
+    if FAST[0] and table.opened and not table.upward and not table.first_decides \
+            and t < len(table.type_rows) and len(table.type_rows[t]) == 1:
+        # Table.placements of a type with one row: one place at most, found on its ends
+        prow = table.type_rows[t][0]
+        if (table.fits[prow] >> t) & 1:
+            lo = table.lo[prow]
+            pend: str | None
+            if lo == NO:
+                pend = None
+            elif lo > table.minr and table.types[prow][lo - 1] == t and table.low_allowed(prow):
+                pend = "low"
+            else:
+                pend = "high"
+            if end is None or pend is None or pend == end:
+                return table.place(t, prow, pend, int(card))
+        raise ValueError("card does not fit")
     places = table.placements(t)
     for prow, pend in places:
         if row is not None and prow // 4 != row and len({p[0] for p in places}) > 1:
@@ -284,6 +301,38 @@ def _full_pool(decks: int, jokers: int, distinct: bool) -> dict[int, int]:
     return out
 
 
+_SORTED_POOL: dict[tuple[int, int, bool], list[tuple[int, int, Card]]] = {}
+
+
+def _sorted_pool(decks: int, jokers: int, distinct: bool) -> list[tuple[int, int, Card]]:
+    """``_full_pool`` as ``(id, count, card)`` sorted by id (read only)."""
+    key = (decks, jokers, distinct)
+    out = _SORTED_POOL.get(key)
+    if out is None:
+        out = _SORTED_POOL[key] = [
+            (k, v, CARDS[k] if k < len(CARDS) else Card(k))
+            for k, v in sorted(_full_pool(decks, jokers, distinct).items())]
+    return out
+
+
+_CHUNKS: dict[tuple[int, int], tuple[Card, ...]] = {}  # (first id, 13-bit mask) -> cards
+_SINGLE_MASK: dict[tuple[int, int, bool], int | None] = {}
+
+
+def _single_pool_mask(decks: int, jokers: int, distinct: bool) -> int | None:
+    """The deck's card ids as a bit mask when it holds one card of each id (and every id has
+    its card in ``CARDS``); ``None`` otherwise (identical decks)."""
+    key = (decks, jokers, distinct)
+    if key not in _SINGLE_MASK:
+        full = _full_pool(decks, jokers, distinct)
+        ok = all(v == 1 and k < len(CARDS) for k, v in full.items())
+        m = 0
+        for k in full:
+            m |= 1 << k
+        _SINGLE_MASK[key] = m if ok else None
+    return _SINGLE_MASK[key]
+
+
 def infer(view: Any, cache: ReplayCache | None = None) -> Knowledge:
     """Read everything this seat may infer from its view. ``cache`` (one per seat that is
     asked again and again during a deal) replays only the events since its last call when
@@ -292,19 +341,29 @@ def infer(view: Any, cache: ReplayCache | None = None) -> Knowledge:
     me = view.seat
     n = view.players
     names = notation_map(rules)
-    pool_count = dict(_full_pool(rules.decks, rules.jokers, rules.distinct_decks))
-
-    def remove(c: int) -> None:
-        k = int(c)
-        if rules.decks == 2 and not rules.distinct_decks and k < 104:
-            k = k % 52
-        if pool_count.get(k, 0) > 0:
-            pool_count[k] -= 1
-
-    for cid in table_cards(view.table):
-        remove(cid)
-    for c in view.hand:
-        remove(c)
+    # the hidden cards: the deck less the table and the hand (a count never below zero)
+    gone: dict[int, int] = {}
+    ones = _single_pool_mask(rules.decks, rules.jokers, rules.distinct_decks)
+    if ones is not None and FAST[0]:  # one card of each id: the pool is a bit mask
+        m = 0
+        for occ in view.table.occupant:
+            for cid in occ.values():
+                m |= 1 << cid
+        for c in view.hand:
+            m |= 1 << c
+        ones &= ~m
+    elif rules.decks == 2 and not rules.distinct_decks:
+        for cid in table_cards(view.table):
+            k = cid % 52 if cid < 104 else cid
+            gone[k] = gone.get(k, 0) + 1
+        for c in view.hand:
+            k = c % 52 if c < 104 else int(c)
+            gone[k] = gone.get(k, 0) + 1
+    else:
+        for cid in table_cards(view.table):
+            gone[cid] = gone.get(cid, 0) + 1
+        for c in view.hand:
+            gone[c] = gone.get(c, 0) + 1
 
     opps = {s: Opponent(s, view.hand_sizes[s]) for s in range(n) if s != me}
     reliable = True
@@ -322,10 +381,35 @@ def infer(view: Any, cache: ReplayCache | None = None) -> Knowledge:
             o.free = 0
             o.known = []
     pool: list[Card] = []
-    for k, v in sorted(pool_count.items()):
-        pool.extend([Card(k)] * v)
+    if ones is not None and FAST[0]:
+        base = 0
+        while ones:  # 13 ids at a time (a suit of a deck): their cards remembered by mask
+            chunk = ones & 0x1FFF
+            if chunk:
+                got = _CHUNKS.get((base, chunk))
+                if got is None:
+                    if len(_CHUNKS) > 50_000:
+                        _CHUNKS.clear()
+                    got = _CHUNKS[(base, chunk)] = tuple(
+                        CARDS[base + i] for i in range(13) if (chunk >> i) & 1)
+                pool.extend(got)
+            ones >>= 13
+            base += 13
+    for k, v, card in (() if ones is not None and FAST[0] else
+                       _sorted_pool(rules.decks, rules.jokers, rules.distinct_decks)):
+        g = gone.get(k)
+        if g is None:
+            if v == 1:
+                pool.append(card)
+            else:
+                pool.extend([card] * v)
+        elif v > g:
+            pool.extend([card] * (v - g))
     # known cards must be hidden cards; drop any that are not (approximation safety)
     for o in opps.values():
+        if not o.known:
+            o.known = []
+            continue
         kept = []
         avail = list(pool)
         for c in o.known:
@@ -459,7 +543,12 @@ class ReplayCache:
         hist = tuple(view.history)
         key = (view.seat, rules, tuple(view.dealt_sizes), tuple(view.laid_out),
                tuple(sorted(opps)))
-        cp = self._state
+        # The kept state is taken out (one C call: atomic under the GIL) and put back when
+        # the replay succeeded: the state is changed in place below, and a bot may be asked
+        # from two threads at once (the hint bots are shared); the other thread then finds
+        # no state and replays from the start, into a state of its own.
+        cp: _ReplayState | None = self.__dict__.pop("_state", None)
+        self._state = None
         if (cp is None or cp.key != key or cp.index > len(hist)
                 # the very same objects, compared in C (a generator here cost 8% of a
                 # server bot's decision)
@@ -470,19 +559,33 @@ class ReplayCache:
                 table.place(t, table.type_rows[t][0], None, int(c))
             cp = _ReplayState(key, (), 0, table, list(view.dealt_sizes), [],
                               {s: Opponent(s, 0) for s in opps})
-            self._state = None
-        st = cp.copy()
-        j = self._run(st, view, rules, names, hist, len(hist))
+        n = len(hist)
+        if FAST[0]:
+            # the events before the first one that may stay open are final: replayed onto
+            # the kept state itself, without the copy (the common case copies nothing)
+            k = cp.index
+            if not (rules.multi_play or rules.extra_move):
+                k = n  # no turn goes on after a card: every event is final
+            while k < n and not _may_stay_open(rules, cp.table, names, hist[k], opps):
+                k += 1
+            if k > cp.index:
+                self._run(cp, view, rules, names, hist, k)
+                cp.index = k
+            st = cp if k == n else cp.copy()
+        else:
+            st = cp.copy()
+        j = self._run(st, view, rules, names, hist, n)
         for s, o in opps.items():  # the answer (copies: the state may be kept below)
             w = st.opps[s]
             o.known, o.excluded, o.free, o.free_excluded = (list(w.known), w.excluded,
                                                             w.free, w.free_excluded)
         if observations is not None:
-            observations.extend((a, b, c, d, e, bool(f)) for a, b, c, d, e, f in st.pending)
-        if j == len(hist):
+            # (the last entry is already a bool: each list as a tuple is the observation)
+            observations.extend(map(tuple, st.pending))  # type: ignore[arg-type]
+        if j == n:
             keep = st  # every event final: this very state is the one to keep
         else:  # the state before the first event that is not final: replay up to it again
-            keep = cp.copy()
+            keep = cp.copy() if not FAST[0] else cp
             self._run(keep, view, rules, names, hist, j)
         keep.index, keep.events = j, hist[:j]
         self._state = keep
@@ -505,17 +608,18 @@ class ReplayCache:
             s = e["seat"]
             o = opps.get(s)
             if typ == "play":
-                card = _event_card(names, e)
+                card = names.get(e.get("card"))  # _event_card, inline
                 if card is None:
                     raise ValueError("play without a card")
-                as_ = _event_card(names, e, "as")
+                as_ = names.get(e.get("as"))
                 t_played = card_type(rules, int(as_ if as_ is not None else card))
                 for obs in pending:
                     if obs[0] == s:
                         obs[3] |= 1 << t_played
                 if o is not None and as_ is None and table.opened:
-                    near = any(sizes[j] <= 2 for j in range(len(sizes)) if j != s)
-                    pending.append([s, t_played, table.playable, 0, 0, int(near)])
+                    others = sizes[:s] + sizes[s + 1:]  # whether another player holds <= 2
+                    pending.append([s, t_played, table.playable, 0, 0,
+                                    bool(others) and min(others) <= 2])
                 sizes[s] -= 1
                 closing = _place(table, rules, card, e.get("row"), e.get("end"), as_)
                 if o is not None:
@@ -576,6 +680,32 @@ class ReplayCache:
             if not final and first_open == stop:
                 first_open = i
         return first_open
+
+
+def _may_stay_open(rules: Rules, table: Table, names: dict[str, Card], e: dict[str, Any],
+                   opps: dict[int, Opponent]) -> bool:
+    """Whether ``ReplayCache._run`` could find the event ``e`` not final (a play by an
+    opponent after which the rules may let it go on: multi-play, or a closing card with
+    extra moves). Errs towards yes. Only the layout of ``table`` is read (its flags, and
+    the ranks of a "rows" line, which no event changes)."""
+    if e["type"] != "play" or e["seat"] not in opps:
+        return False
+    if rules.multi_play:
+        return True
+    if not rules.extra_move:
+        return False
+    if table.upward or table.first_decides:
+        return True
+    card = _event_card(names, e)
+    if card is None:
+        return True
+    as_ = _event_card(names, e, "as")
+    t = card_type(rules, int(as_ if as_ is not None else card))
+    if t >= JOKER_BASE:
+        return True
+    ends = table.line[0]  # a "rows" layout: the same ranks on every row, fixed ends
+    r = t % 13 + 1
+    return r == ends[0] or r == ends[-1]
 
 
 def _out_at(view: Any, seat: int, hist: Any, i: int) -> bool:
