@@ -42,7 +42,7 @@ MAX_NAME = 24
 MAX_OUTBOX = 500  # messages waiting for one slow connection
 MAX_CONNECTIONS = 64  # per table: players, their reconnecting tabs and spectators
 # the garbage collector's thresholds while serving (Tables.start_sweeper)
-GC_YOUNG = 20_000
+GC_YOUNG = 50_000
 GC_OLDER = (50, 100)
 # How long a friend must be gone before the host may seat a stand-in bot for them: long enough
 # that a page reload or a short network drop never costs anyone their seat.
