@@ -252,3 +252,35 @@ def test_a_log_sentence_equals_the_long_way(event: dict[str, Any], lang: str, yo
 
     assert (i18n.describe_event(event, names, lang, you)
             == _long_describe_event(event, names, lang, you))
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.sampled_from(["ristiseiska", "ristiseiska-pyynto", "kaksi-pakkaa", "jokerit", "sjuan"]),
+       st.integers(0, 2**31 - 1))
+def test_each_seats_events_equal_the_long_way_while_sharing_dicts(name: str, seed: int) -> None:
+    """Every seat's cached events (one record-form dict per event, shared by the seats that
+    may see it whole) equal the events converted for that seat alone, at every step."""
+    from ristiseiska.view import public_event
+    from ristiseiska.web.loadtest import MemoryStore
+    from ristiseiska.web.tables import Conn, LiveTable
+
+    async def go() -> None:
+        rules = preset(name)
+        n = max(rules.min_players, min(4, rules.max_players))
+        config = {"preset": name, "rules": rules.to_dict(), "seed": seed,
+                  "seats": [{"kind": "bot", "bot": "random", "name": f"B{i}"}
+                            for i in range(n)]}
+        t = LiveTable("events", config, MemoryStore(), 0.0)  # type: ignore[arg-type]
+        t.closed = True
+        t.conns = {Conn(seat=0), Conn()}
+        await t.start_first_deal()
+        g = t.game
+        assert g is not None
+        mark = g.rules.distinct_decks
+        while not g.is_over():
+            await t._bot_step()
+            for seat in [*range(n), None]:
+                assert t._events(seat) == [public_event(e.to_dict(mark), seat)
+                                           for e in g.events]
+
+    asyncio.run(go())

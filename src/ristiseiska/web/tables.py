@@ -172,6 +172,9 @@ class LiveTable:
         # (deal, seat) -> the same events as dicts (shared by the JSON above, the log and the
         # bots' views, so no event is converted twice)
         self._ev: dict[tuple[int, int | None], list[dict[str, Any]]] = {}
+        # deal -> every event's record form once (each seat's list above shares the dicts of
+        # the events it may see whole: most of them)
+        self._ev_all: dict[int, list[dict[str, Any]]] = {}
         self._acked: dict[int, OrderedDict[Any, str]] = {}
         self.last_active = time.monotonic()
         self.store_failures = 0
@@ -506,10 +509,19 @@ class LiveTable:
         if len(evs) > len(events):  # never after a stored move; kept exact all the same
             del evs[len(events):]
         if len(evs) < len(events):
-            mark = g.rules.distinct_decks
+            whole = self._ev_all.get(key[0])
+            if whole is None:
+                whole = self._ev_all[key[0]] = []
+                for old in [k for k in self._ev_all if k < key[0] - 1]:
+                    del self._ev_all[old]
+            if len(whole) > len(events):
+                del whole[len(events):]
+            if len(whole) < len(events):
+                mark = g.rules.distinct_decks
+                whole.extend(e.to_dict(mark) for e in events[len(whole):])
             start = len(evs)
-            for e in events[len(evs):]:
-                evs.append(public_event(e.to_dict(mark), seat))
+            for ev in whole[start:len(events)]:
+                evs.append(public_event(ev, seat))
             if self.clock.marks:  # the moves the clock made say so
                 self.clock.mark(len(self.games) - 1, evs, start)
         return evs
