@@ -284,3 +284,53 @@ def test_each_seats_events_equal_the_long_way_while_sharing_dicts(name: str, see
                                            for e in g.events]
 
     asyncio.run(go())
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.sampled_from(["ristiseiska", "ristiseiska-pyynto", "kaksi-pakkaa"]),
+       st.integers(0, 2**31 - 1), st.sampled_from(["fi", "en"]))
+def test_a_state_sent_late_or_early_carries_exactly_its_history_and_log(
+        name: str, seed: int, lang: str) -> None:
+    """The history and log texts are kept joined and extended by each new event: a state
+    encoded at once, one encoded after later ones (an old message in a slow outbox), and one
+    encoded again all carry exactly their own first events and sentences."""
+    import json
+
+    from ristiseiska.view import public_event
+    from ristiseiska.web import clock as clockmod
+    from ristiseiska.web.loadtest import MemoryStore
+    from ristiseiska.web.tables import Conn, LiveTable
+
+    async def go() -> None:
+        rules = preset(name)
+        config = {"preset": name, "rules": rules.to_dict(), "seed": seed,
+                  "seats": [{"kind": "bot", "bot": "random", "name": f"B{i}"}
+                            for i in range(4)]}
+        t = LiveTable("texts", config, MemoryStore(), 0.0)  # type: ignore[arg-type]
+        t.closed = True
+        conns = [Conn(seat=1), Conn()]
+        t.conns = set(conns)
+        await t.start_first_deal()
+        g = t.game
+        assert g is not None
+        mark = g.rules.distinct_decks
+        rng = random.Random(seed)
+        held: list[tuple[Conn, dict[str, Any]]] = []
+        while not g.is_over():
+            await t._bot_step()
+            for c in conns:
+                while not c.queue.empty():
+                    msg = c.queue.get_nowait()
+                    if msg is not None and msg.get("view") is not None:
+                        held.append((c, msg))
+            rng.shuffle(held)  # encode some now, keep others for later
+            keep = held[: rng.randint(0, len(held))]
+            for c, msg in [*held[len(keep):], *keep[:1]]:
+                got = json.loads(t.encode_state(msg, lang))
+                n = msg["_hist"][2]
+                want = [public_event(e.to_dict(mark), c.seat) for e in g.events[:n]]
+                assert got["view"]["history"] == want
+                assert got["log"] == [clockmod.describe(e, g.names, lang) for e in want]
+            held = keep
+
+    asyncio.run(go())

@@ -175,6 +175,9 @@ class LiveTable:
         # deal -> every event's record form once (each seat's list above shares the dicts of
         # the events it may see whole: most of them)
         self._ev_all: dict[int, list[dict[str, Any]]] = {}
+        # (deal, seat) and (deal, seat, lang) -> (count, the JSON array of the first count
+        # history texts or log sentences): see _joined
+        self._texts: dict[tuple[Any, ...], tuple[int, str]] = {}
         self._acked: dict[int, OrderedDict[Any, str]] = {}
         self.last_active = time.monotonic()
         self.store_failures = 0
@@ -305,7 +308,8 @@ class LiveTable:
                 self.match.names[i] = new
                 for g in self.games:
                     g.names[i] = new
-            self._log.clear()
+            self._log.clear()  # the log's sentences name the players
+            self._texts.clear()
             self.seats[seat].away_since = time.monotonic()  # until their page connects
             if not self.started and self._all_friends_seated():
                 self.started = True
@@ -539,7 +543,8 @@ class LiveTable:
         if view is None or view.get("history") != HISTORY:
             return _dumps(msg)
         deal, seat, count = msg["_hist"]
-        parts = self._hist.get((deal, seat), [])[:count]
+        parts = self._hist.get((deal, seat), [])
+        count = min(count, len(parts))
         names = view["names"]
         body = {k: v for k, v in msg.items() if k != "_hist"}
         body["log"] = LOG
@@ -547,15 +552,39 @@ class LiveTable:
         text = _dumps(body)
         log_key = (deal, seat, lang)
         sentences = self._log.get(log_key)
-        if sentences is None or len(sentences) > len(parts):
+        if sentences is None:
             sentences = self._log[log_key] = []
-        if len(sentences) < len(parts):
+        if len(sentences) < count:
             evs = self._ev.get((deal, seat), [])
-            for i in range(len(sentences), len(parts)):
+            for i in range(len(sentences), count):
                 e = evs[i] if i < len(evs) else json.loads(parts[i])
                 sentences.append(_dumps(clockmod.describe(e, names, lang)))
-        text = text.replace(_dumps(HISTORY), "[" + ",".join(parts) + "]", 1)
-        return text.replace(_dumps(LOG), "[" + ",".join(sentences[:count]) + "]", 1)
+        text = text.replace(_dumps(HISTORY), self._joined((deal, seat), parts, count), 1)
+        return text.replace(_dumps(LOG), self._joined(log_key, sentences, count), 1)
+
+    def _joined(self, key: tuple[Any, ...], parts: list[str], count: int) -> str:
+        """``"[" + ",".join(parts[:count]) + "]"``, kept per ``key`` and extended by the new
+        parts only: one contiguous copy instead of a walk over every event's text."""
+        hit = self._texts.get(key)
+        if hit is not None and hit[0] == count:
+            return hit[1]
+        if hit is not None and 0 < hit[0] < count:
+            text = hit[1][:-1] + "," + ",".join(parts[hit[0]:count]) + "]"
+        else:
+            text = "[" + ",".join(parts[:count]) + "]"
+        if len(self._texts) > 16:  # older deals and languages: rebuilt if ever asked again
+            self._texts.clear()
+        self._texts[key] = (count, text)
+        return text
+
+    def _forget_events(self) -> None:
+        """Drop every cached form of the deal's events (a move taken back: the store refused
+        it), so that nothing of it is ever sent."""
+        self._hist.clear()
+        self._ev.clear()
+        self._ev_all.clear()
+        self._log.clear()
+        self._texts.clear()
 
     def sheet(self) -> dict[str, Any]:
         return {
@@ -671,6 +700,7 @@ class LiveTable:
                                       move.text(g.rules.distinct_decks))
         except Exception as e:
             g.pop()
+            self._forget_events()
             raise store_error(e, "the move could not be saved") from e
         if g.result is not None:
             self.match.add_result(g.result)
