@@ -334,3 +334,61 @@ def test_a_state_sent_late_or_early_carries_exactly_its_history_and_log(
             held = keep
 
     asyncio.run(go())
+
+
+def test_a_move_the_store_refused_never_shows_in_a_later_state() -> None:
+    """A broadcast while a move is being stored (the away-grace rebroadcast does not wait for
+    the table's lock) caches the move's text; when the store then refuses it, the move is
+    taken back and every cached form of it dropped: the next state carries the move played
+    instead, never the refused one."""
+    import json
+
+    from ristiseiska.view import public_event
+    from ristiseiska.web.loadtest import MemoryStore
+    from ristiseiska.web.tables import ActionError, Conn, LiveTable
+
+    class Refusing(MemoryStore):
+        refuse = 0
+        table: LiveTable | None = None
+
+        async def add_move(self, *_a: Any) -> None:
+            if self.refuse:
+                self.refuse -= 1
+                assert self.table is not None
+                self.table._broadcast()  # as the rebroadcast timer can, mid-store
+                raise OSError("disk full")
+
+    async def go() -> None:
+        store = Refusing()
+        config = {"preset": "ristiseiska", "rules": preset("ristiseiska").to_dict(), "seed": 5,
+                  "seats": [{"kind": "bot", "bot": "random", "name": f"B{i}"}
+                            for i in range(4)]}
+        t = store.table = LiveTable("refused", config, store, 0.0)  # type: ignore[arg-type]
+        t.closed = True
+        conn = Conn(seat=0)
+        t.conns = {conn}
+        await t.start_first_deal()
+        g = t.game
+        assert g is not None
+        while len(g.legal_moves()) < 2:
+            await t._bot_step()
+        seat = g.to_move
+        first, second = g.legal_moves()[:2]
+        store.refuse = 1
+        try:
+            await t._apply(seat, first)
+        except ActionError:
+            pass
+        else:
+            raise AssertionError("the store refused the move")
+        await t._apply(seat, second)
+        last = None
+        while not conn.queue.empty():
+            last = conn.queue.get_nowait()
+        assert last is not None
+        got = json.loads(t.encode_state(last, "en"))
+        mark = g.rules.distinct_decks
+        assert got["view"]["history"] == [public_event(e.to_dict(mark), 0) for e in g.events]
+        assert first.text(mark) not in [e.get("card") for e in got["view"]["history"][-1:]]
+
+    asyncio.run(go())
