@@ -223,14 +223,7 @@ class Features:
                 row = rows[0]
                 if not (table.fits[row] >> t) & 1:
                     return None
-                lo = table.lo[row]
-                end: str | None
-                if lo == NO:
-                    end = None
-                elif lo > table.minr and table.types[row][lo - 1] == t and table.low_allowed(row):
-                    end = "low"
-                else:
-                    end = "high"
+                end = table.fixed_end_side(t, row)
                 if move.end is not None and end is not None and end != move.end:
                     return None
                 return self._unlock1(t, rows, row, end)

@@ -26,7 +26,7 @@ from typing import Any
 
 from ..cards import CARDS, JOKER_BASE, Card, full_deck
 from ..rules import Rules
-from ..table import NO, Table
+from ..table import Table
 
 FAILURES = ("token", "pass", "ask", "chip", "draw")
 FAST = [True]  # the shortcuts of issue 24 (tests switch them off to compare)
@@ -258,14 +258,7 @@ def _place(table: Table, rules: Rules, card: Card, row: int | None, end: str | N
         # Table.placements of a type with one row: one place at most, found on its ends
         prow = table.type_rows[t][0]
         if (table.fits[prow] >> t) & 1:
-            lo = table.lo[prow]
-            pend: str | None
-            if lo == NO:
-                pend = None
-            elif lo > table.minr and table.types[prow][lo - 1] == t and table.low_allowed(prow):
-                pend = "low"
-            else:
-                pend = "high"
+            pend = table.fixed_end_side(t, prow)
             if end is None or pend is None or pend == end:
                 return table.place(t, prow, pend, int(card))
         raise ValueError("card does not fit")
