@@ -64,3 +64,39 @@ def test_table_cost_under_another_tree(tmp_path: Path) -> None:
     (tmp_path / "ristiseiska" / "__init__.py").write_text("")
     with pytest.raises(RuntimeError, match="failed under"):
         loadtest.table_cost_in(str(tmp_path), deals=1)
+
+
+def test_loadtest_database_dir_puts_the_fresh_database_there(tmp_path: Path) -> None:
+    """``--database-dir DIR``: the started server's SQLite file lies under DIR while it runs
+    (e.g. /dev/shm, to see the latency without the disk), the report says where, and the
+    directory made for it is removed afterwards."""
+    seen: list[str] = []
+
+    async def go() -> dict[str, object]:
+        args = argparse.Namespace(tables=2, players=3, deals=1, bot_delay=0.0, think=0.0,
+                                  timeout=60, seed=5, url=None, json=True, processes=1,
+                                  server_path=None, database_url=None,
+                                  database_dir=str(tmp_path))
+        task = asyncio.ensure_future(loadtest.run(args))
+        while not task.done():
+            seen.extend(str(p) for p in tmp_path.glob("rs-load-*/load.db"))
+            await asyncio.sleep(0.05)
+        return await task
+
+    report = asyncio.run(go())
+    assert report["errors"] == 0, report["error_samples"]
+    assert seen, "no database file appeared under --database-dir"
+    assert report["database"] == f"SQLite file in {tmp_path}"
+    assert not list(tmp_path.glob("rs-load-*/load.db"))  # cleaned up
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["--database-dir", "/no/such/dir"], "no such directory"),
+    (["--url", "http://127.0.0.1:1", "--database-dir", "/tmp"], "not with --url"),
+])
+def test_loadtest_database_options_refused_clearly(argv: list[str], says: str,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as e:
+        loadtest.main(argv)
+    assert e.value.code == 2
+    assert says in capsys.readouterr().err

@@ -136,8 +136,11 @@ async def play_table(base_ws: str, table_id: str, token: str, deals: int, think:
 
 
 def start_server(bot_delay: float, processes: int = 1, server_path: str | None = None,
-                 database_url: str | None = None) -> tuple[subprocess.Popen[str], str, str]:
-    tmp = tempfile.mkdtemp(prefix="rs-load-")
+                 database_url: str | None = None,
+                 database_dir: str | None = None) -> tuple[subprocess.Popen[str], str, str]:
+    # the fresh SQLite file lies in a new directory under ``database_dir`` (default: the
+    # system's temporary directory), removed afterwards
+    tmp = tempfile.mkdtemp(prefix="rs-load-", dir=database_dir)
     db = database_url or f"sqlite+aiosqlite:///{os.path.join(tmp, 'load.db')}"
     env = dict(os.environ)
     if server_path:  # the server from another source tree (side-by-side runs)
@@ -159,6 +162,17 @@ def start_server(bot_delay: float, processes: int = 1, server_path: str | None =
 
     threading.Thread(target=lambda: [None for _ in proc.stdout or []], daemon=True).start()
     return proc, url, tmp
+
+
+def _database_shown(args: argparse.Namespace) -> str:
+    """Where the measured server kept its data (no password)."""
+    if args.url:
+        return "(the running server's)"
+    url = getattr(args, "database_url", None)
+    if url:
+        scheme, _, rest = url.partition("://")
+        return f"{scheme}://{rest.rpartition('@')[2]}"
+    return f"SQLite file in {getattr(args, 'database_dir', None) or tempfile.gettempdir()}"
 
 
 def _children(pid: int) -> list[int]:
@@ -257,7 +271,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     base = args.url
     if not base:
         proc, base, tmp = start_server(args.bot_delay, getattr(args, "processes", 1),
-                                       getattr(args, "server_path", None))
+                                       getattr(args, "server_path", None),
+                                       getattr(args, "database_url", None),
+                                       getattr(args, "database_dir", None))
     rss_before = _rss_mib(proc.pid) if proc is not None else None
     peak = [rss_before or 0.0]
     watcher = (asyncio.get_running_loop().create_task(_watch_memory(proc.pid, peak))
@@ -295,6 +311,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             "server_cpu_ms_per_move": round(1000 * cpu / stats.moves_total, 3)
             if cpu is not None and stats.moves_total else None,
             "client_cpu_s": round(client_cpu, 2) if client_cpu is not None else None,
+            "database": _database_shown(args),
             "tables": args.tables, "players": args.players, "deals_per_table": args.deals,
             "bot_delay_s": args.bot_delay, "think_s": args.think,
             "create_s": round(created, 2), "play_s": round(elapsed, 2),
@@ -487,6 +504,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--server-path", default=None, metavar="DIR",
                    help="run the server from this source tree (put first on its PYTHONPATH), "
                    "e.g. an older commit's src for side-by-side runs")
+    p.add_argument("--database-url", default=None, metavar="URL",
+                   help="the started server's database (default: a fresh SQLite file), e.g. "
+                   "postgresql+psycopg://user@host/db for a PostgreSQL side-by-side run")
+    p.add_argument("--database-dir", default=None, metavar="DIR",
+                   help="where the fresh SQLite file goes (default: the temporary directory); "
+                   "e.g. /dev/shm to see the latency without the disk's fsync stalls")
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
     p.add_argument("--cost", action="store_true",
                    help="instead: measure the server's time per move in-process, by how far "
@@ -494,6 +517,11 @@ def main(argv: list[str] | None = None) -> int:
                    "database), and the CPU per move of the load test's own table (with "
                    "--server-path: that table's CPU per move under the other tree and this one)")
     args = p.parse_args(argv)
+    if args.database_dir is not None and not os.path.isdir(args.database_dir):
+        p.error(f"--database-dir {args.database_dir}: no such directory")
+    if args.url and (args.database_url or args.database_dir):
+        p.error("--database-url and --database-dir are for the server the load test starts, "
+                "not with --url")
     if args.cost and args.server_path:  # the load test's table under another tree, and here
         print(f"the load test's table under {args.server_path}: "
               f"{table_cost_in(args.server_path):.3f} ms CPU per move; this tree: "
@@ -519,7 +547,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"moves on all seats: {report['moves_all_seats']} ({report['moves_per_s']}/s); "
               f"client moves timed: {report['client_moves']}")
         print(f"move round trip (send → stored → ack): p50 {r['p50']} ms, p90 {r['p90']} ms, "
-              f"p99 {r['p99']} ms, max {r['max']} ms")
+              f"p99 {r['p99']} ms, max {r['max']} ms; database: {report['database']}")
         if report["server_cpu_s"] is not None:
             print(f"server CPU: {report['server_cpu_s']} s "
                   f"({report['server_cpu_ms_per_move']} ms per move)")
