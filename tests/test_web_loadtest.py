@@ -100,3 +100,21 @@ def test_loadtest_database_options_refused_clearly(argv: list[str], says: str,
         loadtest.main(argv)
     assert e.value.code == 2
     assert says in capsys.readouterr().err
+
+
+def test_the_clients_collector_is_quiet_while_playing_and_restored_after() -> None:
+    """The client's own collections must not count as the server's round trip: while the
+    tables play, what exists is frozen and young collections are rare; afterwards the
+    collector is as it was (also when playing fails)."""
+    import gc
+
+    from ristiseiska.web.tables import GC_YOUNG
+
+    before = gc.get_threshold()
+    keep = [[i] for i in range(1000)]  # something to freeze
+    with pytest.raises(RuntimeError), loadtest._quiet_collector():
+        assert gc.get_threshold()[0] == GC_YOUNG
+        assert gc.get_freeze_count() >= len(keep)
+        raise RuntimeError("a table failed")
+    assert gc.get_threshold() == before
+    assert gc.get_freeze_count() == 0
