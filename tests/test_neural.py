@@ -236,3 +236,44 @@ def test_sampled_deals_are_weighted_by_the_opponents_plays() -> None:
     assert ll.shape == (40,) and np.isfinite(ll).all() and ll.std() > 0
     idx = resample(ll, 10, 0.5)
     assert idx.shape == (10,) and ((0 <= idx) & (idx < 40)).all()
+
+
+_NO_NEW_COMPILES = r"""
+import importlib, pkgutil, sys
+import numba.core.registry
+import ristiseiska.kernel as K
+from ristiseiska.bots import get_bot
+from ristiseiska.game import Game
+from ristiseiska.rules import Rules
+
+level = sys.argv[1]
+bot = get_bot(level, seed=1)  # the constructor warms up what its moves need
+dispatchers = {}
+for info in pkgutil.iter_modules(K.__path__):
+    mod = importlib.import_module(f"ristiseiska.kernel.{info.name}")
+    for name, f in vars(mod).items():
+        if isinstance(f, numba.core.registry.CPUDispatcher):
+            dispatchers[f"{info.name}.{name}"] = f
+dispatchers.update({f"kernel.{k}": f for k, f in vars(K).items()
+                    if isinstance(f, numba.core.registry.CPUDispatcher)})
+before = {k: len(f.signatures) for k, f in dispatchers.items()}
+g = Game(Rules(), 4, seed=3)
+for _ in range(12):
+    g.push(bot.choose(g.view(g.to_move)))
+grew = sorted(k for k, f in dispatchers.items() if len(f.signatures) > before[k])
+print("GREW", grew)
+"""
+
+
+@pytest.mark.parametrize("level", ["master", "master-neural"])
+def test_the_searching_bots_compile_nothing_during_their_moves(level: str) -> None:
+    """A bot's constructor compiles (or loads from numba's cache) every compiled function its
+    moves use, with the very argument types they pass: a function compiled for a new type
+    signature during a move made the first move after an install wait 1-11 s."""
+    import subprocess
+    import sys
+
+    p = subprocess.run([sys.executable, "-c", _NO_NEW_COMPILES, level], capture_output=True,
+                       text=True, timeout=600)
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert "GREW []" in p.stdout, p.stdout

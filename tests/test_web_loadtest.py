@@ -93,6 +93,8 @@ def test_loadtest_database_dir_puts_the_fresh_database_there(tmp_path: Path) -> 
 @pytest.mark.parametrize("argv, says", [
     (["--database-dir", "/no/such/dir"], "no such directory"),
     (["--url", "http://127.0.0.1:1", "--database-dir", "/tmp"], "not with --url"),
+    (["--database-url", "sqlite:///x.db", "--database-dir", "/tmp"],
+     "cannot be used with --database-url"),
 ])
 def test_loadtest_database_options_refused_clearly(argv: list[str], says: str,
                                                    capsys: pytest.CaptureFixture[str]) -> None:
@@ -100,6 +102,18 @@ def test_loadtest_database_options_refused_clearly(argv: list[str], says: str,
         loadtest.main(argv)
     assert e.value.code == 2
     assert says in capsys.readouterr().err
+
+
+def test_the_report_names_the_database_without_its_password() -> None:
+    def shown(**kw: str | None) -> str:
+        return loadtest._database_shown(argparse.Namespace(**{"url": None, **kw}))
+
+    assert shown(database_url="postgresql+psycopg://anna:secret@db/rs") == \
+        "postgresql+psycopg://anna:***@db/rs"
+    assert shown(database_url="postgresql+psycopg://anna@db/rs") == \
+        "postgresql+psycopg://anna@db/rs"
+    assert shown(database_dir="/dev/shm") == "SQLite file in /dev/shm"
+    assert shown(url="http://127.0.0.1:8000") == "(the running server's)"
 
 
 def test_the_clients_collector_is_quiet_while_playing_and_restored_after() -> None:

@@ -112,6 +112,11 @@ class NeuralMasterBot(Bot):
 
         # the classic bot's compiled sampler (its own weighting off: the network weighs)
         self._sampler = MasterBot(seed=self.seed, beta=0.0)
+        from ..kernel import vecenv
+
+        # compile (the first run after an install) or load the playouts' environment now, not
+        # during the first move; in a process that has done it once this costs nothing
+        vecenv.warm_up()
         self._classic: Bot | None = None
         self.last_stats: dict[str, Any] = {}
 

@@ -321,9 +321,6 @@ def _listen(host: str, port: int, tries: int) -> socket.socket:
 
 
 def _safe(url: str) -> str:
-    """The URL without a password."""
-    if "@" in url and "://" in url:
-        scheme, rest = url.split("://", 1)
-        cred, host = rest.rsplit("@", 1)
-        return f"{scheme}://{cred.split(':', 1)[0]}:***@{host}" if ":" in cred else url
-    return url
+    from ..store import shown_url
+
+    return shown_url(url)

@@ -140,11 +140,13 @@ def seat_log_likelihoods(hands, obs_seat, obs_type, obs_playable, obs_later, obs
 
 
 def warm_up() -> None:
-    """Compile (or load from the disk cache) both functions."""
+    """Compile (or load from the disk cache) both functions, with the argument types the
+    master bot passes (numba compiles once per type signature: an ``int`` seed here once left
+    the bot's ``np.uint64`` seed to compile during the first move on a fresh install)."""
     out = np.zeros((1, 2), np.uint64)
     z = np.zeros(2, np.uint64)
     zi = np.zeros(2, np.int64)
-    sample_hands(1, 1, 2, 0, np.uint64(3), np.array([0, 2], np.int64), z, z, zi, z, 0, 3, out)
+    sample_hands(np.uint64(1), 1, 2, 0, np.uint64(3), np.array([0, 2], np.int64), z, z, zi, z, 0, 3, out)
     ll = np.zeros((1, 2, 2))
     seat_log_likelihoods(out, np.zeros(0, np.int64), np.zeros(0, np.int64),
                          np.zeros(0, np.uint64), np.zeros(0, np.uint64), np.zeros(0, np.uint64),

@@ -209,6 +209,19 @@ def normalise_url(url: str) -> str:
     return url
 
 
+def shown_url(url: str) -> str:
+    """The URL as it may be printed: the user name kept, a password masked.
+
+    >>> shown_url("postgresql+psycopg://anna:secret@db.example/rs")
+    'postgresql+psycopg://anna:***@db.example/rs'
+    """
+    if "@" in url and "://" in url:
+        scheme, rest = url.split("://", 1)
+        cred, host = rest.rsplit("@", 1)
+        return f"{scheme}://{cred.split(':', 1)[0]}:***@{host}" if ":" in cred else url
+    return url
+
+
 def _checkpoint(path: Path) -> None:
     """Copy what the write-ahead log holds into the database file, never waiting for a lock."""
     conn = sqlite3.connect(path, timeout=30, isolation_level=None)

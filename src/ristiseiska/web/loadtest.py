@@ -193,8 +193,9 @@ def _database_shown(args: argparse.Namespace) -> str:
         return "(the running server's)"
     url = getattr(args, "database_url", None)
     if url:
-        scheme, _, rest = url.partition("://")
-        return f"{scheme}://{rest.rpartition('@')[2]}"
+        from ..store import shown_url
+
+        return shown_url(url)
     return f"SQLite file in {getattr(args, 'database_dir', None) or tempfile.gettempdir()}"
 
 
@@ -544,6 +545,9 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     if args.database_dir is not None and not os.path.isdir(args.database_dir):
         p.error(f"--database-dir {args.database_dir}: no such directory")
+    if args.database_url and args.database_dir:
+        p.error("--database-dir is where a fresh SQLite file goes; it cannot be used with "
+                "--database-url")
     if args.url and (args.database_url or args.database_dir):
         p.error("--database-url and --database-dir are for the server the load test starts, "
                 "not with --url")
