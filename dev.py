@@ -87,20 +87,24 @@ def cmd_test(args: list[str]) -> int:
     if args:  # with arguments: just the tests asked for
         return run(*main_suite, *args, check=False)
     browser = _start_browser_tests()
-    rc = run(*main_suite, check=False)
+    rc = run(*main_suite, "-m", "not quiet", check=False)
     if browser is not None:
         browser_rc = _finish_browser_tests(*browser)
         rc = rc or browser_rc
+    if rc != 0:
+        return rc
+    # the tests that time latency or redraw gaps, with the machine to themselves
+    rc = run(*main_suite, "-m", "quiet", check=False)
     if rc != 0:
         return rc
     return cmd_fresh([])
 
 
 def _start_browser_tests() -> tuple[subprocess.Popen[bytes], Path] | None:
-    """Start the browser suite beside the main one. The main suite runs on one core and the
-    browser suite mostly waits on Chromium, so together they take little more than the longer
-    of the two (about 14 minutes instead of 24 on a two-core machine). Its output goes to a
-    log shown when it ends, so the two reports do not interleave."""
+    """Start the browser suite beside the main one. Each runs on about one core, so on a
+    two-core machine together they take little more than the longer of the two. The few
+    tests that time latency (marked ``quiet``) run afterwards on their own. The browser
+    suite's output goes to a log shown when it ends, so the two reports do not interleave."""
     browser_tests = ROOT / "tests" / "browser"
     if not browser_tests.is_dir():
         return None

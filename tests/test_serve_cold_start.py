@@ -21,6 +21,9 @@ from pathlib import Path
 
 import pytest
 
+# timed: run alone, not beside the browser tests (dev.py test)
+pytestmark = pytest.mark.quiet
+
 websockets = pytest.importorskip("websockets")
 
 DEAL_TIMEOUT = 600.0  # two shared cores can be slow; the figures, not this, are the test

@@ -16,6 +16,9 @@ from ristiseiska.rules import Rules
 from ristiseiska.tui.app import PlayApp
 from ristiseiska.tui.session import Session, Setup
 
+# timed: run alone, not beside the browser tests (dev.py test)
+pytestmark = pytest.mark.quiet
+
 
 def _seed_where_a_bot_opens() -> int:
     for seed in range(1, 50):

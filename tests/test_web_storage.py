@@ -46,19 +46,31 @@ def _make_db(path: Path, tables: int = 3) -> None:
             new_table(c, ["friend", "bot", "bot"])
 
 
-def test_sqlite_runs_in_wal_mode_with_full_sync(tmp_path: Path) -> None:
-    async def pragmas() -> tuple[Any, Any]:
-        store = Store(_url(tmp_path / "x.db"))
+@pytest.mark.parametrize("durability, level", [("power-cut", 2), ("crash", 1)])
+def test_sqlite_runs_in_wal_mode_with_the_chosen_sync(tmp_path: Path, durability: str,
+                                                      level: int) -> None:
+    """2 = FULL (an ack means the move is on disk), 1 = NORMAL (``--durability crash``): on
+    the app's connections and on the move writer's own one alike."""
+    async def pragmas() -> tuple[Any, Any, Any]:
+        store = Store(_url(tmp_path / "x.db"), durability=durability)
         try:
             await store.init()
             async with store.engine.connect() as conn:
                 mode = (await conn.exec_driver_sql("PRAGMA journal_mode")).scalar()
                 sync = (await conn.exec_driver_sql("PRAGMA synchronous")).scalar()
-            return mode, sync
+            store._insert_direct([])  # opens the writer's connection (no rows: no change)
+            assert store._direct_conn is not None
+            direct = store._direct_conn.execute("PRAGMA synchronous").fetchone()[0]
+            return mode, sync, direct
         finally:
             await store.close()
 
-    assert asyncio.run(pragmas()) == ("wal", 2)  # 2 = FULL: an ack means it is on disk
+    assert asyncio.run(pragmas()) == ("wal", level, level)
+
+
+def test_an_unknown_durability_is_refused() -> None:
+    with pytest.raises(ValueError, match="durability must be one of power-cut, crash"):
+        Store("sqlite+aiosqlite://", durability="sometimes")
 
 
 def test_a_sound_database_passes_the_check(tmp_path: Path) -> None:

@@ -36,6 +36,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quick-wait", type=float, default=20.0, metavar="SECONDS",
                    help="a quick game's new table waits this long for other players before "
                    "bots take its empty seats (default 20)")
+    p.add_argument("--durability", choices=("power-cut", "crash"), default="power-cut",
+                   help="what a move the server has acknowledged survives. power-cut "
+                   "(default): it is on disk before the ack, so even a power cut keeps it; "
+                   "crash: the server's own crash or kill keeps it, a power cut may lose the "
+                   "last moments, and a slow disk no longer holds up play")
     p.add_argument("--listen-fd", type=int, default=None, help=argparse.SUPPRESS)
     p.add_argument("--process-index", type=int, default=None, help=argparse.SUPPRESS)
     from ..web.security import Limits
@@ -121,7 +126,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         app = create_app(url, bot_delay=args.bot_delay, limits=limits, warm_bots=True,
                          say=lambda msg: print(msg, flush=True), process_label=label,
-                         shared_database=shared, quick_wait=args.quick_wait)
+                         shared_database=shared, quick_wait=args.quick_wait,
+                         durability=args.durability)
     except Exception as e:  # a malformed URL or a missing driver
         raise CliError(f"cannot use database {_safe(url)}: {_one_line(e)}") from None
     # The database is checked before the address is printed: a damaged, empty or read-only
@@ -149,7 +155,8 @@ def run(args: argparse.Namespace) -> int:
     host, port = sock.getsockname()[:2]
     if args.listen_fd is None:
         host = args.host
-    print(f"ristiseiska: {_shown(host, port)}  (database: {_safe(url)})", flush=True)
+    kept = "" if args.durability == "power-cut" else "; durability: crash"
+    print(f"ristiseiska: {_shown(host, port)}  (database: {_safe(url)}{kept})", flush=True)
     # Frames up to 1 MiB reach the app, which answers anything over 4 KiB with an error (the
     # socket stays open); no per-message deflate: it costs more CPU than it saves here.
     from ..web.security import slow_client_protocol
@@ -213,7 +220,7 @@ def _worker_argv(args: argparse.Namespace, url: str) -> list[str]:
     limits; nginx on this machine is its trusted proxy (so each client keeps its own
     address for the per-address limits)."""
     out = ["--database-url", url, "--bot-delay", repr(args.bot_delay),
-           "--quick-wait", repr(args.quick_wait),
+           "--quick-wait", repr(args.quick_wait), "--durability", args.durability,
            "--tables-per-minute", str(args.tables_per_minute),
            "--open-tables", str(args.open_tables),
            "--sockets-per-address", str(args.sockets_per_address),

@@ -147,6 +147,10 @@ APPLICATION_ID = 0x52533139
 COMMIT_WINDOW = 0.025  # seconds; see Store._write_moves
 
 
+# What an acknowledged move survives (``serve --durability``; see :class:`Store`).
+DURABILITY: tuple[str, ...] = ("power-cut", "crash")
+
+
 def ledger_path(path: Path) -> Path:
     """The ledger kept beside a SQLite database file."""
     return path.with_name(path.name + ".ledger")
@@ -234,24 +238,40 @@ def _checkpoint(path: Path) -> None:
 class Store:
     """The repository the web app uses. Every write is committed before it returns."""
 
-    def __init__(self, url: str | None = None, shared: bool = False) -> None:
-        """``shared``: other server processes use the same database (``serve --processes``).
+    def __init__(self, url: str | None = None, shared: bool = False,
+                 durability: str = "power-cut") -> None:
+        """``durability`` (:data:`DURABILITY`): what an acknowledged move survives.
+        ``power-cut`` (the default): each commit waits for the disk's fsync, so a move is
+        kept across a power cut or an OS crash. ``crash``: each commit waits only for the
+        operating system to have the data (SQLite ``synchronous=NORMAL`` in WAL mode;
+        PostgreSQL ``synchronous_commit=off``), so a move survives the server's crash or kill
+        but the last moments before a power cut may be lost; a disk whose fsync stalls then
+        no longer holds up the moves in flight.
+
+        ``shared``: other server processes use the same database (``serve --processes``).
         With SQLite every transaction then takes the write lock as it begins (``BEGIN
         IMMEDIATE``, waiting up to the busy timeout): Python's sqlite3 would start it only at
         the first write, leaving a read-then-write (claiming a seat) open to another process
         in between (both could take the same seat)."""
+        if durability not in DURABILITY:
+            raise ValueError(f"durability must be one of {', '.join(DURABILITY)}, "
+                             f"not {durability!r}")
+        self.durability = durability
+        self._sync = sync = "FULL" if durability == "power-cut" else "NORMAL"
         self.url = normalise_url(url or default_database_url())
         kwargs: dict[str, Any] = {}
         if self.url.startswith("sqlite"):
             # one writer; WAL makes each commit cheap while staying durable across a crash
             kwargs["connect_args"] = {"timeout": 30}
+        elif durability == "crash" and self.url.startswith("postgresql"):
+            kwargs["connect_args"] = {"options": "-c synchronous_commit=off"}
         self.engine: AsyncEngine = create_async_engine(self.url, **kwargs)
         if self.url.startswith("sqlite"):
             @event.listens_for(self.engine.sync_engine, "connect")
             def _pragmas(dbapi_conn: Any, _rec: Any) -> None:
                 cur = dbapi_conn.cursor()
                 cur.execute("PRAGMA journal_mode=WAL")
-                cur.execute("PRAGMA synchronous=FULL")  # an ack means the move is on disk
+                cur.execute(f"PRAGMA synchronous={sync}")  # what an ack means: durability
                 cur.execute("PRAGMA foreign_keys=ON")
                 cur.close()
                 if shared:
@@ -515,7 +535,7 @@ class Store:
             conn = sqlite3.connect(self._direct, timeout=30, isolation_level=None,
                                    check_same_thread=False)
             conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=FULL")
+            conn.execute(f"PRAGMA synchronous={self._sync}")
             conn.execute("PRAGMA foreign_keys=ON")
             self._direct_conn = conn
         conn = self._direct_conn

@@ -232,15 +232,17 @@ def create_app(database_url: str | None = None, bot_delay: float = 0.8,
                seed_source: Callable[[], int] | None = None, warm_bots: bool = False,
                say: Callable[[str], None] | None = None, process_label: str | None = None,
                shared_database: bool = False,
-               quick_wait: float = open_tables.QUICK_WAIT) -> FastAPI:
+               quick_wait: float = open_tables.QUICK_WAIT,
+               durability: str = "power-cut") -> FastAPI:
     """The web app. ``limits``: see :class:`Limits`; ``seed_source`` draws match seeds (the
     default is the secure one; tests pass a seeded one to be reproducible). ``warm_bots``
     compiles the master bot's kernel in a worker process at start-up (``say`` reports
     progress), so the first master move does not wait for it. ``process_label`` names this
     process in a response header (``serve --processes``); ``shared_database``: other
     processes use the database too (see :class:`Store`). ``quick_wait``: seconds before bots
-    take a quick game's empty seats (web/open_tables.py)."""
-    store = Store(database_url, shared=shared_database)
+    take a quick game's empty seats (web/open_tables.py). ``durability``: what an ``ack``
+    means (:class:`Store`)."""
+    store = Store(database_url, shared=shared_database, durability=durability)
     state: dict[str, Tables] = {}
     lim = limits or Limits()
     created = RateLimiter(lim.tables_per_minute / 60.0, lim.tables_per_minute)

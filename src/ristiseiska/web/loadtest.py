@@ -138,7 +138,8 @@ async def play_table(base_ws: str, table_id: str, token: str, deals: int, think:
 
 def start_server(bot_delay: float, processes: int = 1, server_path: str | None = None,
                  database_url: str | None = None,
-                 database_dir: str | None = None) -> tuple[subprocess.Popen[str], str, str]:
+                 database_dir: str | None = None,
+                 durability: str | None = None) -> tuple[subprocess.Popen[str], str, str]:
     # the fresh SQLite file lies in a new directory under ``database_dir`` (default: the
     # system's temporary directory), removed afterwards
     tmp = tempfile.mkdtemp(prefix="rs-load-", dir=database_dir)
@@ -151,6 +152,8 @@ def start_server(bot_delay: float, processes: int = 1, server_path: str | None =
            db, "--bot-delay", str(bot_delay), "--no-limits"]  # every table from one address
     if processes > 1:
         cmd += ["--processes", str(processes)]
+    if durability:  # only when asked: an older tree's serve may not know the option
+        cmd += ["--durability", durability]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, env=env)
     assert proc.stdout is not None
     line = proc.stdout.readline()
@@ -297,7 +300,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         proc, base, tmp = start_server(args.bot_delay, getattr(args, "processes", 1),
                                        getattr(args, "server_path", None),
                                        getattr(args, "database_url", None),
-                                       getattr(args, "database_dir", None))
+                                       getattr(args, "database_dir", None),
+                                       getattr(args, "durability", None))
     rss_before = _rss_mib(proc.pid) if proc is not None else None
     peak = [rss_before or 0.0]
     watcher = (asyncio.get_running_loop().create_task(_watch_memory(proc.pid, peak))
@@ -338,6 +342,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             if cpu is not None and stats.moves_total else None,
             "client_cpu_s": round(client_cpu, 2) if client_cpu is not None else None,
             "database": _database_shown(args),
+            "durability": "(the running server's)" if args.url else (
+                getattr(args, "durability", None) or "power-cut"),
             "tables": args.tables, "players": args.players, "deals_per_table": args.deals,
             "bot_delay_s": args.bot_delay, "think_s": args.think,
             "create_s": round(created, 2), "play_s": round(elapsed, 2),
@@ -536,6 +542,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--database-dir", default=None, metavar="DIR",
                    help="where the fresh SQLite file goes (default: the temporary directory); "
                    "e.g. /dev/shm to see the latency without the disk's fsync stalls")
+    p.add_argument("--durability", default=None, choices=("power-cut", "crash"),
+                   help="start the server with this --durability (default: the server's "
+                   "own, power-cut)")
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
     p.add_argument("--cost", action="store_true",
                    help="instead: measure the server's time per move in-process, by how far "
@@ -548,9 +557,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.database_url and args.database_dir:
         p.error("--database-dir is where a fresh SQLite file goes; it cannot be used with "
                 "--database-url")
-    if args.url and (args.database_url or args.database_dir):
-        p.error("--database-url and --database-dir are for the server the load test starts, "
-                "not with --url")
+    if args.url and (args.database_url or args.database_dir or args.durability):
+        p.error("--database-url, --database-dir and --durability are for the server the load "
+                "test starts, not with --url")
     if args.cost and args.server_path:  # the load test's table under another tree, and here
         print(f"the load test's table under {args.server_path}: "
               f"{table_cost_in(args.server_path):.3f} ms CPU per move; this tree: "
