@@ -68,15 +68,15 @@ def test_table_cost_under_another_tree(tmp_path: Path) -> None:
 
 def test_loadtest_database_dir_puts_the_fresh_database_there(tmp_path: Path) -> None:
     """``--database-dir DIR``: the started server's SQLite file lies under DIR while it runs
-    (e.g. /dev/shm, to see the latency without the disk), the report says where, and the
-    directory made for it is removed afterwards."""
+    (e.g. /dev/shm, to see the latency without the disk), the report says where (and with
+    which ``--durability``), and the directory made for it is removed afterwards."""
     seen: list[str] = []
 
     async def go() -> dict[str, object]:
         args = argparse.Namespace(tables=2, players=3, deals=1, bot_delay=0.0, think=0.0,
                                   timeout=60, seed=5, url=None, json=True, processes=1,
                                   server_path=None, database_url=None,
-                                  database_dir=str(tmp_path))
+                                  database_dir=str(tmp_path), durability="crash")
         task = asyncio.ensure_future(loadtest.run(args))
         while not task.done():
             seen.extend(str(p) for p in tmp_path.glob("rs-load-*/load.db"))
@@ -87,12 +87,15 @@ def test_loadtest_database_dir_puts_the_fresh_database_there(tmp_path: Path) -> 
     assert report["errors"] == 0, report["error_samples"]
     assert seen, "no database file appeared under --database-dir"
     assert report["database"] == f"SQLite file in {tmp_path}"
+    assert report["durability"] == "crash"  # passed on to the server, which accepted it
     assert not list(tmp_path.glob("rs-load-*/load.db"))  # cleaned up
 
 
 @pytest.mark.parametrize("argv, says", [
     (["--database-dir", "/no/such/dir"], "no such directory"),
     (["--url", "http://127.0.0.1:1", "--database-dir", "/tmp"], "not with --url"),
+    (["--url", "http://127.0.0.1:1", "--durability", "crash"], "not with --url"),
+    (["--durability", "sometimes"], "invalid choice"),
     (["--database-url", "sqlite:///x.db", "--database-dir", "/tmp"],
      "cannot be used with --database-url"),
 ])

@@ -585,7 +585,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"moves on all seats: {report['moves_all_seats']} ({report['moves_per_s']}/s); "
               f"client moves timed: {report['client_moves']}")
         print(f"move round trip (send → stored → ack): p50 {r['p50']} ms, p90 {r['p90']} ms, "
-              f"p99 {r['p99']} ms, max {r['max']} ms; database: {report['database']}")
+              f"p99 {r['p99']} ms, max {r['max']} ms; database: {report['database']}, "
+              f"durability: {report['durability']}")
         if report["server_cpu_s"] is not None:
             print(f"server CPU: {report['server_cpu_s']} s "
                   f"({report['server_cpu_ms_per_move']} ms per move)")
