@@ -147,6 +147,9 @@ APPLICATION_ID = 0x52533139
 COMMIT_WINDOW = 0.025  # seconds; see Store._write_moves
 
 
+# Seconds between the move writer's checkpoints, at most (see Store._after_commit).
+CHECKPOINT_EVERY = 1.0
+
 # What an acknowledged move survives (``serve --durability``; see :class:`Store`).
 DURABILITY: tuple[str, ...] = ("power-cut", "crash")
 
@@ -227,8 +230,10 @@ def shown_url(url: str) -> str:
 
 
 def _checkpoint(path: Path) -> None:
-    """Copy what the write-ahead log holds into the database file, never waiting for a lock."""
-    conn = sqlite3.connect(path, timeout=30, isolation_level=None)
+    """Copy what the write-ahead log holds into the database file, never waiting for a lock.
+    Opened read-write only: a file that has gone is never created anew here."""
+    conn = sqlite3.connect(f"{path.resolve().as_uri().replace('file://', 'file:', 1)}?mode=rw",
+                           uri=True, timeout=30, isolation_level=None)
     try:
         conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
     finally:
@@ -272,6 +277,8 @@ class Store:
                 cur = dbapi_conn.cursor()
                 cur.execute("PRAGMA journal_mode=WAL")
                 cur.execute(f"PRAGMA synchronous={sync}")  # what an ack means: durability
+                if self._direct is not None:  # checkpoints run on their own thread (below)
+                    cur.execute("PRAGMA wal_autocheckpoint=0")
                 cur.execute("PRAGMA foreign_keys=ON")
                 cur.close()
                 if shared:
@@ -288,6 +295,13 @@ class Store:
         self._direct = sqlite_path(self.url) if "?" not in self.url else None
         self._direct_conn: sqlite3.Connection | None = None
         self._executor: concurrent.futures.ThreadPoolExecutor | None = None
+        # SQLite would copy the write-ahead log into the file inside whichever commit crosses
+        # 1,000 pages, fsyncing twice there: a move's ack would wait for that. Instead one
+        # thread of its own checkpoints (PASSIVE: it never blocks a writer) at most every
+        # CHECKPOINT_EVERY seconds after commits.
+        self._checkpointer: concurrent.futures.ThreadPoolExecutor | None = None
+        self._checkpoint_due = 0.0
+        self._checkpoint_busy = False
         self._moves: asyncio.Queue[tuple[dict[str, Any], asyncio.Future[None]]] | None = None
         self._writer: asyncio.Task[None] | None = None
         # seconds a batch of moves waits for more while the server is busy (group commit)
@@ -518,6 +532,9 @@ class Store:
             self._executor.submit(self._close_direct)
             self._executor.shutdown(wait=True)
             self._executor = None
+        if self._checkpointer is not None:
+            self._checkpointer.shutdown(wait=True)
+            self._checkpointer = None
         await self.engine.dispose()
         if self._fd is not None:  # after SQLite's own descriptors are closed (see _arm)
             os.close(self._fd)
@@ -536,6 +553,7 @@ class Store:
                                    check_same_thread=False)
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute(f"PRAGMA synchronous={self._sync}")
+            conn.execute("PRAGMA wal_autocheckpoint=0")  # the checkpoint thread does it
             conn.execute("PRAGMA foreign_keys=ON")
             self._direct_conn = conn
         conn = self._direct_conn
@@ -549,6 +567,31 @@ class Store:
             raise
         conn.execute("COMMIT")
         self.verify()  # committed, but into the file the server opened? (else: no ack)
+        self._after_commit()
+
+    def _after_commit(self) -> None:
+        now = time.monotonic()
+        if not self._checkpoint_due:  # the first one a while after the first commit
+            self._checkpoint_due = now + CHECKPOINT_EVERY
+        if self._checkpoint_busy or now < self._checkpoint_due or self.file is None:
+            return
+        self._checkpoint_busy = True
+        self._checkpoint_due = now + CHECKPOINT_EVERY
+        if self._checkpointer is None:
+            self._checkpointer = concurrent.futures.ThreadPoolExecutor(
+                1, thread_name_prefix="ristiseiska-checkpoint")
+        self._checkpointer.submit(self._checkpoint_now, self.file)
+
+    def _checkpoint_now(self, path: Path) -> None:
+        # never into a file found gone or damaged; the writer's own look after its next
+        # commit (verify) sees whatever happens to the file meanwhile
+        try:
+            if self.fault is None:
+                _checkpoint(path)
+        except sqlite3.Error:  # busy or gone: the next commit's turn tries again
+            log.debug("checkpoint failed", exc_info=True)
+        finally:
+            self._checkpoint_busy = False
 
     async def _insert(self, rows: list[dict[str, Any]]) -> None:
         if self._direct is None:
