@@ -135,3 +135,24 @@ def test_the_clients_collector_is_quiet_while_playing_and_restored_after() -> No
         raise RuntimeError("a table failed")
     assert gc.get_threshold() == before
     assert gc.get_freeze_count() == 0
+
+
+def test_the_fsync_probe_times_the_disk_and_leaves_nothing(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--fsync-probe SECONDS``: the disk's flushes where the database would lie, as the
+    operator checks a disk before choosing ``serve --durability``."""
+    import json
+
+    assert loadtest.main(["--fsync-probe", "1", "--database-dir", str(tmp_path), "--json"]) == 0
+    probe = json.loads(capsys.readouterr().out)
+    assert probe["directory"] == str(tmp_path)
+    assert probe["flushes"] >= 10  # one every 10 ms, each well under the second
+    assert 0 <= probe["p50_ms"] <= probe["p99_ms"] <= probe["p999_ms"] <= probe["max_ms"]
+    assert 0 <= probe["over_100_ms"] <= probe["flushes"]
+    assert list(tmp_path.iterdir()) == []  # its file is gone
+    assert loadtest.main(["--fsync-probe", "1", "--database-dir", str(tmp_path)]) == 0
+    assert "flushes of 16 KiB in" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as e:
+        loadtest.main(["--fsync-probe", "0"])
+    assert e.value.code == 2
+    assert "--fsync-probe 1..3600" in capsys.readouterr().err

@@ -458,6 +458,41 @@ async def move_cost(deals: int = 15, preset_name: str = "kaksi-pakkaa", players:
     return {b: 1000 * statistics.median(xs) for b, xs in sorted(buckets.items())}
 
 
+def fsync_probe(directory: str | None, seconds: float, every: float = 0.01) -> dict[str, Any]:
+    """How the disk under ``directory`` answers a commit's flush: for ``seconds``, 16 KiB
+    written in place into a preallocated file, then ``fdatasync`` (``fsync`` where there is
+    none), one every ``every`` seconds, as the server's commits do under load. Every
+    acknowledged move waits for one of these (``serve --durability power-cut``), so a stall
+    here is a stall of every move in flight. The file is removed afterwards."""
+    flush = getattr(os, "fdatasync", os.fsync)
+    fd, path = tempfile.mkstemp(prefix="rs-fsync-", dir=directory)
+    size = 16 << 20
+    lat: list[float] = []
+    try:
+        os.ftruncate(fd, size)
+        os.fsync(fd)
+        block, off = os.urandom(16384), 0
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            os.pwrite(fd, block, off)
+            off = (off + len(block)) % size
+            t = time.perf_counter()
+            flush(fd)
+            lat.append((time.perf_counter() - t) * 1000)
+            time.sleep(every)
+    finally:
+        os.close(fd)
+        os.unlink(path)
+    lat.sort()
+
+    def pct(q: float) -> float:
+        return round(lat[min(len(lat) - 1, int(len(lat) * q / 100))], 2)
+
+    return {"directory": directory or tempfile.gettempdir(), "seconds": seconds,
+            "flushes": len(lat), "p50_ms": pct(50), "p99_ms": pct(99), "p999_ms": pct(99.9),
+            "max_ms": round(lat[-1], 1), "over_100_ms": sum(1 for x in lat if x > 100)}
+
+
 async def table_cost(deals: int = 40, seed: int = 1000) -> float:
     """CPU time per move of the load test's own table in-process, in ms: 4 seats, three
     expert bots of the server and a person (random legal moves) at seat 0 whose one
@@ -545,6 +580,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--durability", default=None, choices=("power-cut", "crash"),
                    help="start the server with this --durability (default: the server's "
                    "own, power-cut)")
+    p.add_argument("--fsync-probe", type=float, default=None, metavar="SECONDS",
+                   help="instead: time the disk's flushes for SECONDS (where --database-dir "
+                   "points, default the temporary directory), one every 10 ms as a busy "
+                   "server's commits; stalls here stall every move with --durability power-cut")
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
     p.add_argument("--cost", action="store_true",
                    help="instead: measure the server's time per move in-process, by how far "
@@ -564,6 +603,18 @@ def main(argv: list[str] | None = None) -> int:
         print(f"the load test's table under {args.server_path}: "
               f"{table_cost_in(args.server_path):.3f} ms CPU per move; this tree: "
               f"{asyncio.run(table_cost()):.3f} ms")
+        return 0
+    if args.fsync_probe is not None:
+        if not 1 <= args.fsync_probe <= 3600:
+            p.error("--fsync-probe 1..3600 seconds")
+        probe = fsync_probe(args.database_dir, args.fsync_probe)
+        if args.json:
+            print(json.dumps(probe, indent=2))
+        else:
+            print(f"{probe['flushes']} flushes of 16 KiB in {probe['directory']} over "
+                  f"{probe['seconds']:g} s: p50 {probe['p50_ms']} ms, p99 {probe['p99_ms']} ms, "
+                  f"p99.9 {probe['p999_ms']} ms, max {probe['max_ms']} ms; "
+                  f"{probe['over_100_ms']} over 100 ms")
         return 0
     if args.cost:
         for start, ms in asyncio.run(move_cost(seed=args.seed)).items():
