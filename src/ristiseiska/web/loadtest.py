@@ -490,7 +490,7 @@ def fsync_probe(directory: str | None, seconds: float, every: float = 0.01) -> d
 
     return {"directory": directory or tempfile.gettempdir(), "seconds": seconds,
             "flushes": len(lat), "p50_ms": pct(50), "p99_ms": pct(99), "p999_ms": pct(99.9),
-            "max_ms": round(lat[-1], 1), "over_100_ms": sum(1 for x in lat if x > 100)}
+            "max_ms": round(lat[-1], 2), "over_100_ms": sum(1 for x in lat if x > 100)}
 
 
 async def table_cost(deals: int = 40, seed: int = 1000) -> float:
