@@ -51,6 +51,7 @@ from .session import (
 from .widgets import (
     HandView,
     PlayersView,
+    SafeSelect,
     TableView,
     hand_text,
     legal_card_ids,
@@ -356,7 +357,7 @@ class SetupScreen(Screen[None]):
                             compact=True)
             with Horizontal(classes="row"):
                 yield Label(t("tui.setup.rules", lang))
-                yield Select(options, value=d["preset_value"], allow_blank=False, id="preset",
+                yield SafeSelect(options, value=d["preset_value"], allow_blank=False, id="preset",
                              compact=True)
             yield Static(self._describe(d["preset_value"]), id="preset-info")
             with Horizontal(classes="row"):
@@ -378,7 +379,7 @@ class SetupScreen(Screen[None]):
                             placeholder=t("tui.setup.deals_default", lang), compact=True)
             with Horizontal(classes="row"):
                 yield Label(t("tui.setup.lang", lang))
-                yield Select([("suomi", "fi"), ("English", "en")], value=lang,
+                yield SafeSelect([("suomi", "fi"), ("English", "en")], value=lang,
                              allow_blank=False, id="lang", compact=True)
             yield Checkbox(t("tui.setup.open", lang), value=bool(d.get("open_cards")), id="open",
                            compact=True)

@@ -11,10 +11,13 @@ from typing import Any
 
 from rich.table import Table as RichTable
 from rich.text import Text
+from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.css.query import NoMatches
 from textual.message import Message
 from textual.widget import Widget
-from textual.widgets import Static
+from textual.widgets import Select, Static
+from textual.widgets._select import NoSelection, SelectCurrent, SelectOverlay
 
 from ..cards import RANK_TEXT, SUIT_SYMBOLS, Card
 from ..i18n import cards_left_label, t, tn
@@ -30,6 +33,41 @@ def rank_text(rank: int) -> str:
 
 def suit_style(suit: int) -> str:
     return "bold red" if suit in RED_SUITS else "bold"
+
+
+# --- a drop-down that survives a slow mount ------------------------------------------------------
+
+class _SafeCurrent(SelectCurrent):
+    """Textual's ``SelectCurrent`` whose ``update`` may come before its label is mounted.
+
+    On a loaded machine ``Select``'s mount handler can run before its current-value line has
+    composed its label, and the stock widget then raises ``NoMatches`` and takes the whole app
+    down (Textual issue 6581; it failed our CI once). This one remembers the value and draws it
+    when the label exists.
+    """
+
+    def update(self, label: Any) -> None:
+        try:
+            super().update(label)
+        except NoMatches:
+            pass  # ``label`` and ``has_value`` are already set; ``on_mount`` draws them
+
+    def on_mount(self) -> None:
+        try:
+            label = self.label
+            self.query_one("#label", Static).update(
+                self.placeholder if isinstance(label, NoSelection) else label)
+        except NoMatches:
+            pass
+
+
+class SafeSelect(Select[Any]):
+    """``Select`` with :class:`_SafeCurrent` as its current-value line."""
+
+    def compose(self) -> ComposeResult:
+        yield _SafeCurrent(self.prompt)
+        yield SelectOverlay(type_to_search=self._type_to_search).data_bind(
+            compact=Select.compact)
 
 
 # --- the table ----------------------------------------------------------------------------------
