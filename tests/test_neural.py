@@ -277,3 +277,29 @@ def test_the_searching_bots_compile_nothing_during_their_moves(level: str) -> No
                        text=True, timeout=600)
     assert p.returncode == 0, p.stderr[-2000:]
     assert "GREW []" in p.stdout, p.stdout
+
+
+_NO_IMPORTS_IN_A_MOVE = """
+import sys
+from ristiseiska import Game, Rules
+from ristiseiska.bots import get_bot
+bot = get_bot("neural", seed=1)
+g = Game(Rules(), 4, seed=3)
+before = set(sys.modules)
+for _ in range(12):
+    g.push(bot.choose(g.view(g.to_move)))
+print("NEW", sorted(m for m in set(sys.modules) - before
+                    if m.split(".")[0] in ("numba", "llvmlite", "ristiseiska")))
+"""
+
+
+def test_the_neural_bots_first_move_imports_nothing() -> None:
+    """``neural`` is the quick opponent: its constructor imports what its moves use (numba
+    among it), so the first move does not wait 0.5-4 s for imports."""
+    import subprocess
+    import sys
+
+    p = subprocess.run([sys.executable, "-c", _NO_IMPORTS_IN_A_MOVE], capture_output=True,
+                       text=True, timeout=300)
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert "NEW []" in p.stdout, p.stdout

@@ -38,6 +38,11 @@ class NeuralBot(Bot):
         self.path = str(path) if path is not None else netmod.packaged_path()
         self.net, self.meta = netmod.cached(self.path)
         self._fallback: ExpertBot | None = None
+        # what a decision imports (numba with the kernel among it: 0.5-4 s on a cold disk),
+        # now, so that the first move is as quick as the others
+        from .. import kernel  # noqa: F401
+        from ..learn import dmc, features  # noqa: F401
+        from ..rl import encoding  # noqa: F401
 
     def fallback_bot(self) -> ExpertBot:
         if self._fallback is None:
