@@ -235,8 +235,19 @@ async def test_a_bot_to_move_shows_thinking(live_server: LiveServer, browser: An
     live_server.start()
     page, tid = await seated(browser, live_server, DESKTOP)
     await page.wait_for_selector(".players [data-testid=thinking]", timeout=15000)
-    seat = await page.locator(".players [data-to-move=true]").get_attribute("data-seat")
-    assert live_server.table(tid).game.to_move == int(seat or -1)
+    # The mark sits on the seat to move. A bot may move between reading the page and reading
+    # the server (each turn lasts 0.6 s; CI ran this once with a move in that gap), so look
+    # until the page and the server agree on the same bot seat, for a few turns at most.
+    table = live_server.table(tid)
+    deadline = time.monotonic() + 10
+    while True:
+        seat = await page.locator(".players [data-to-move=true]").get_attribute("data-seat")
+        marked = await page.locator(".players [data-to-move=true] [data-testid=thinking]").count()
+        if seat is not None and marked == 1 and table.game.to_move == int(seat):
+            break
+        assert time.monotonic() < deadline, (seat, marked, table.game.to_move)
+        await page.wait_for_timeout(50)
+    assert int(seat) != 0  # the friend's own seat is 0: a bot's turn is marked, not the player's
 
 
 # -- your turn ----------------------------------------------------------------------------------
