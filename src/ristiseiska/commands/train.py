@@ -12,7 +12,8 @@ import os
 HELP = "train the neural bot's network by self-play"
 DESCRIPTION = (
     "Train the action-value network of the neural and master-neural bots by self-play on the "
-    "compiled vector environment (Deep Monte-Carlo; one network for every rule set named). "
+    "compiled vector environment (Deep Monte-Carlo, or PPO with --method ppo; one network for "
+    "every rule set named). "
     "Stops after --seconds or --steps (learner samples), whichever comes first; writes the "
     "weights with the optimizer state to --out every --checkpoint-every seconds and at the "
     "end (--resume continues from there); plays the network against three expert bots every "
@@ -27,6 +28,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--steps", type=int, default=None,
                    help="learner samples (decisions with a choice) to train on")
     p.add_argument("--out", default="neural.npz", help="weights file (default neural.npz)")
+    p.add_argument("--method", choices=("dmc", "ppo"), default="dmc",
+                   help="dmc: Deep Monte-Carlo action values (default; the shipped weights); "
+                        "ppo: a PPO policy with a value network beside it (FILE.value.npz), "
+                        "for comparison (docs/strength.md); neural:path=FILE plays either")
     p.add_argument("--resume", action="store_true",
                    help="continue from the weights and optimizer state in --out")
     p.add_argument("--seed", type=int, default=0, help="seed (default 0)")
@@ -145,7 +150,8 @@ def run(args: argparse.Namespace) -> int:
                          epsilon=args.epsilon, hidden=(hidden[0], hidden[1]),
                          checkpoint_every=args.checkpoint_every, eval_every=args.eval_every,
                          eval_deals=args.eval_deals, eval_seed=args.eval_seed, ray=args.ray,
-                         ray_workers=args.ray_workers, progress=progress, evaluate=evaluate)
+                         ray_workers=args.ray_workers, progress=progress, evaluate=evaluate,
+                         method=args.method)
     except ValueError as e:
         raise CliError(str(e)) from None
     finally:

@@ -31,6 +31,10 @@ DEFAULT_ROWS = 48
 DEFAULT_EPSILON = 0.05
 DEFAULT_LR = 3e-4
 BATCH = 512
+METHODS = {
+    "dmc": "Deep Monte-Carlo self-play, MLP action values + linear card features, numpy",
+    "ppo": "PPO self-play, MLP policy logits + linear card features, value network, numpy",
+}
 
 
 def points_scale(rules: Rules, players: int, seed: int = 12345) -> float:
@@ -113,8 +117,7 @@ class Collector:
         if not out:
             stats["samples"] = 0
             return {"X": np.zeros((0, F.FEATURE_SIZE), np.float32), "stats": stats}
-        data: dict[str, Any] = {k: np.concatenate([d[k] for d in out])
-                                for k in ("X", "phi", "a", "y")}
+        data: dict[str, Any] = {k: np.concatenate([d[k] for d in out]) for k in out[0]}
         stats["samples"] = int(data["a"].shape[0])
         data["stats"] = stats
         return data
@@ -168,7 +171,8 @@ class Collector:
         pos = np.minimum(np.searchsorted(keys, pk), len(keys) - 1)
         ok = keys[pos] == pk
         y = f_ret[pos[ok], P["seat"][ok]]
-        done = {"X": P["X"][ok], "phi": P["phi"][ok], "a": P["a"][ok], "y": y}
+        done = {k: v[ok] for k, v in P.items() if k not in ("row", "seat", "epi")}
+        done["y"] = y
         rest = ~ok
         e.pending = [{k: v[rest] for k, v in P.items()}] if rest.any() else []
         e.finished = []
@@ -186,13 +190,21 @@ def train(out: str, seconds: float | None = None, steps: int | None = None, seed
           checkpoint_every: float = 120.0, eval_every: float = 600.0, eval_deals: int = 40,
           eval_seed: int = 900_001, ray: str | None = None, ray_workers: int = 2,
           progress: Callable[[dict[str, Any]], None] | None = None,
-          evaluate: Callable[[str, int, int], dict[str, Any]] | None = None) -> dict[str, Any]:
+          evaluate: Callable[[str, int, int], dict[str, Any]] | None = None,
+          method: str = "dmc") -> dict[str, Any]:
     """Train until ``seconds`` or ``steps`` (learner samples: decisions with a choice) run out;
     write the weights to ``out`` (with optimizer state, for ``resume``) every
     ``checkpoint_every`` seconds and at the end. ``evaluate(path, deals, seed)`` is called
-    every ``eval_every`` seconds and at the end. Returns the final meta."""
+    every ``eval_every`` seconds and at the end. ``method``: ``"dmc"`` (Deep Monte-Carlo, the
+    network learns action values) or ``"ppo"`` (:mod:`.ppo`: the network learns a policy,
+    with a value network beside it). Returns the final meta."""
+    from . import ppo
+
     if seconds is None and steps is None:
         raise ValueError("give a time (seconds) or a step budget (steps)")
+    if method not in METHODS:
+        raise ValueError(f"unknown training method {method!r}; known: {', '.join(METHODS)}")
+    vnet: Net | None = None
     history: list[dict[str, Any]] = []
     done_steps = 0
     done_seconds = 0.0
@@ -205,16 +217,29 @@ def train(out: str, seconds: float | None = None, steps: int | None = None, seed
         history = list(old.get("evaluations", []))
         seed = int(old.get("seed", seed))
         specs = [(str(a), int(b)) for a, b in old.get("specs", specs)]
+        was = str(old.get("method_name", "dmc"))
+        if was != method:
+            raise ValueError(f"{out!r} was trained with {was}, not {method}: resume it with "
+                             f"the same method")
+        if method == "ppo":
+            if not os.path.exists(ppo.value_path(out)):
+                raise ValueError(f"--resume: the value network {ppo.value_path(out)!r} of "
+                                 f"{out!r} is missing")
+            vnet, _ = load(ppo.value_path(out), optimizer=True)
     else:
         net = Net(hidden=hidden, seed=seed)
+    if method == "ppo" and vnet is None:
+        vnet = Net(hidden=hidden, seed=seed + 1)
+    kind = ppo.PPOCollector if method == "ppo" else Collector
     rng = np.random.default_rng([seed, rounds])
     spec_list = [(str(a), int(b)) for a, b in specs]
     # a fresh collector stream after a resume (the environments restart from new deals)
     coll_seed = seed * 1000 + rounds
     if ray:
-        collectors, remote = _ray_collectors(ray, ray_workers, spec_list, rows, coll_seed, epsilon)
+        collectors, remote = _ray_collectors(ray, ray_workers, spec_list, rows, coll_seed, epsilon,
+                                             kind)
     else:
-        collectors, remote = [Collector(spec_list, rows, coll_seed, epsilon)], False
+        collectors, remote = [kind(spec_list, rows, coll_seed, epsilon)], False
 
     start = time.perf_counter()
     last_ckpt = start
@@ -225,7 +250,7 @@ def train(out: str, seconds: float | None = None, steps: int | None = None, seed
 
     def make_meta() -> dict[str, Any]:
         return {
-            "method": "Deep Monte-Carlo self-play, MLP action values + linear card features, numpy",
+            "method": METHODS[method], "method_name": method,
             "seed": seed, "steps": done_steps + run_steps,
             "seconds": round(done_seconds + time.perf_counter() - start, 1),
             "rounds": rounds, "specs": _describe(spec_list), "rows": rows, "lr": lr,
@@ -241,10 +266,15 @@ def train(out: str, seconds: float | None = None, steps: int | None = None, seed
     def do_eval() -> None:
         if evaluate is None or eval_deals <= 0:
             return
-        net.save(out, make_meta(), optimizer=True)
+        save(make_meta())
         res = evaluate(out, eval_deals, eval_seed)
         res["steps"] = done_steps + run_steps
         history.append(res)
+
+    def save(meta: dict[str, Any]) -> None:
+        if vnet is not None:
+            vnet.save(ppo.value_path(out), dict(meta, role="value"), optimizer=True)
+        net.save(out, meta, optimizer=True)
 
     while budget_left():
         params = net.arrays()
@@ -258,7 +288,12 @@ def train(out: str, seconds: float | None = None, steps: int | None = None, seed
         rounds += 1
         deals = sum(r["stats"]["deals"] for r in results)
         datas = [r for r in results if r["stats"]["samples"]]
-        if datas:
+        if datas and vnet is not None:
+            data = {k: np.concatenate([d[k] for d in datas]) for k in datas[0] if k != "stats"}
+            loss = ppo.update(net, vnet, data, rng, lr=lr)
+            loss_avg = loss if loss_avg is None else 0.9 * loss_avg + 0.1 * loss
+            run_steps += len(data["a"])
+        elif datas:
             X = np.concatenate([d["X"] for d in datas])
             phi = np.concatenate([d["phi"] for d in datas])
             a = np.concatenate([d["a"] for d in datas])
@@ -280,11 +315,11 @@ def train(out: str, seconds: float | None = None, steps: int | None = None, seed
             do_eval()
             last_eval = time.perf_counter()
         if now - last_ckpt >= checkpoint_every:
-            net.save(out, make_meta(), optimizer=True)
+            save(make_meta())
             last_ckpt = now
     do_eval()
     m = make_meta()
-    net.save(out, m, optimizer=True)
+    save(m)
     if progress is not None:
         progress({"steps": m["steps"], "run_steps": run_steps,
                   "seconds": time.perf_counter() - start, "loss": loss_avg, "deals": 0,
@@ -300,7 +335,8 @@ def _hardware() -> str:
 
 
 def _ray_collectors(address: str, workers: int, specs: list[tuple[str, int]], rows: int,
-                    seed: int, epsilon: float) -> tuple[list[Any], bool]:
+                    seed: int, epsilon: float,
+                    kind: type[Collector] = Collector) -> tuple[list[Any], bool]:
     try:
         import ray
     except ImportError:
@@ -314,7 +350,7 @@ def _ray_collectors(address: str, workers: int, specs: list[tuple[str, int]], ro
                 ray.init(address=address, log_to_driver=False)
     except Exception as e:  # ray's connection errors are of many types
         raise ValueError(f"cannot reach the Ray cluster at {address!r}: {e}") from None
-    actor = ray.remote(num_cpus=1)(Collector)
+    actor = ray.remote(num_cpus=1)(kind)
     return [actor.remote(specs, rows, seed + 7919 * k, epsilon) for k in range(workers)], True
 
 

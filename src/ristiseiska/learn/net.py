@@ -67,27 +67,55 @@ class Net:
         ``phi_a``: ``(N, 9)``, the chosen actions' card features. Returns the loss."""
         p = self.p
         N = X.shape[0]
-        z1 = X @ p["W1"] + p["b1"]
-        h1 = np.maximum(z1, 0.0)
-        z2 = h1 @ p["W2"] + p["b2"]
-        h2 = np.maximum(z2, 0.0)
+        z1, z2, h2 = self._hidden(X)
         rows = np.arange(N)
         qa = (h2 * p["W3"][:, a].T).sum(axis=1) + p["b3"][a] + phi_a @ p["theta"]
         err = (qa - target).astype(np.float32)
         loss = float((err * err).mean())
         g = (2.0 / N) * err  # dL/dqa
-        grads: dict[str, np.ndarray] = {}
         G3 = np.zeros((N, NUM_ACTIONS), np.float32)
         G3[rows, a] = g
-        grads["W3"] = h2.T @ G3
-        grads["b3"] = G3.sum(axis=0)
-        grads["theta"] = phi_a.T @ g
+        self._apply(self._grads(X, z1, z2, h2, G3, phi_a.T @ g), lr, clip)
+        return loss
+
+    def forward(self, X: np.ndarray, phi: np.ndarray) -> tuple[np.ndarray, Any]:
+        """The outputs of :meth:`q` and what :meth:`step_outputs` needs to go back through
+        them (for losses other than :meth:`train_step`'s, e.g. a policy gradient)."""
+        z1, z2, h2 = self._hidden(X)
+        p = self.p
+        q: np.ndarray = h2 @ p["W3"] + p["b3"] + phi.astype(np.float32) @ p["theta"]
+        return q, (X, phi, z1, z2, h2)
+
+    def step_outputs(self, cache: Any, G: np.ndarray, lr: float = 3e-4,
+                     clip: float = 5.0) -> None:
+        """One Adam step given ``G`` = dLoss/dOutputs ``(N, 110)`` of a :meth:`forward`."""
+        X, phi, z1, z2, h2 = cache
+        G = G.astype(np.float32)
+        g_theta = np.einsum("na,nak->k", G, phi.astype(np.float32))
+        self._apply(self._grads(X, z1, z2, h2, G, g_theta), lr, clip)
+
+    def _hidden(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        p = self.p
+        z1 = X @ p["W1"] + p["b1"]
+        z2 = np.maximum(z1, 0.0) @ p["W2"] + p["b2"]
+        return z1, z2, np.maximum(z2, 0.0)
+
+    def _grads(self, X: np.ndarray, z1: np.ndarray, z2: np.ndarray, h2: np.ndarray,
+               G3: np.ndarray, g_theta: np.ndarray) -> dict[str, np.ndarray]:
+        """Back-propagation of dLoss/dOutputs ``G3`` (the ``theta`` part given)."""
+        p = self.p
+        h1 = np.maximum(z1, 0.0)
+        grads: dict[str, np.ndarray] = {"W3": h2.T @ G3, "b3": G3.sum(axis=0), "theta": g_theta}
         d2 = (G3 @ p["W3"].T) * (z2 > 0)
         grads["W2"] = h1.T @ d2
         grads["b2"] = d2.sum(axis=0)
         d1 = (d2 @ p["W2"].T) * (z1 > 0)
         grads["W1"] = X.T @ d1
         grads["b1"] = d1.sum(axis=0)
+        return grads
+
+    def _apply(self, grads: dict[str, np.ndarray], lr: float, clip: float) -> None:
+        """Adam, with the whole gradient's norm clipped to ``clip``."""
         norm = float(np.sqrt(sum(float((gr * gr).sum()) for gr in grads.values())))
         scale = min(1.0, clip / (norm + 1e-12))
         self.t += 1
@@ -102,7 +130,6 @@ class Net:
             mh = self.m[k] / (1 - b1 ** self.t)
             vh = self.v[k] / (1 - b2 ** self.t)
             self.p[k] -= (lr * mh / (np.sqrt(vh) + 1e-8)).astype(np.float32)
-        return loss
 
     # -- files ----------------------------------------------------------------------------
     def arrays(self, optimizer: bool = False) -> dict[str, np.ndarray]:
