@@ -106,6 +106,11 @@ class Card(int):
     def notation(self, mark_deck: bool = False) -> str:
         """Canonical text: ``C7``, ``H10``, ``SA``; ``X1`` for a joker; ``C7+`` for the second
         of two different decks when ``mark_deck`` is true."""
+        if 0 <= self < JOKER_BASE + 2:  # every card there is: the texts made once (a hot path)
+            return _MARKED[self] if mark_deck else _PLAIN[self]
+        return self._notation(mark_deck)
+
+    def _notation(self, mark_deck: bool) -> str:
         if self >= JOKER_BASE:
             return f"X{self - JOKER_BASE + 1}"
         r = self.rank
@@ -144,6 +149,8 @@ class Card(int):
 
 
 CARDS: tuple[Card, ...] = tuple(Card(i) for i in range(JOKER_BASE + 2))
+_PLAIN: tuple[str, ...] = tuple(c._notation(False) for c in CARDS)
+_MARKED: tuple[str, ...] = tuple(c._notation(True) for c in CARDS)
 JOKERS: tuple[Card, ...] = CARDS[JOKER_BASE:]
 
 

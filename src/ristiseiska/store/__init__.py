@@ -36,6 +36,8 @@ from sqlalchemy.dialects import sqlite as sqlite_dialect
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
+from ..aio import Outbox, sleep_on
+
 
 class Base(DeclarativeBase):
     pass
@@ -302,7 +304,7 @@ class Store:
         self._checkpointer: concurrent.futures.ThreadPoolExecutor | None = None
         self._checkpoint_due = 0.0
         self._checkpoint_busy = False
-        self._moves: asyncio.Queue[tuple[dict[str, Any], asyncio.Future[None]]] | None = None
+        self._moves: Outbox | None = None  # of (row, future) pairs
         self._writer: asyncio.Task[None] | None = None
         # seconds a batch of moves waits for more while the server is busy (group commit)
         self.commit_window = COMMIT_WINDOW
@@ -601,8 +603,9 @@ class Store:
         if self._executor is None:
             self._executor = concurrent.futures.ThreadPoolExecutor(
                 1, thread_name_prefix="ristiseiska-moves")
-        await asyncio.get_running_loop().run_in_executor(self._executor, self._insert_direct,
-                                                         rows)
+        w = self._writer  # it runs this: its loop is the running one (asked: a syscall on 3.11)
+        loop = w.get_loop() if w is not None else asyncio.get_running_loop()
+        await loop.run_in_executor(self._executor, self._insert_direct, rows)
 
     async def create_table(self, table_id: str, config: dict[str, Any], names: list[str]) -> None:
         count = 0
@@ -646,17 +649,18 @@ class Store:
         tables at once) are committed in one transaction by a single writer (group commit),
         which keeps latency low under load; a failing row is then retried alone so that it
         fails only its own caller."""
-        loop = asyncio.get_running_loop()
         if self._moves is None or self._writer is None or self._writer.done():
-            self._moves = asyncio.Queue()
-            self._writer = loop.create_task(self._write_moves(self._moves))
+            loop = asyncio.get_running_loop()
+            self._moves = Outbox()
+            self._writer = loop.create_task(self._write_moves(self._moves, loop))
+        else:  # the running writer's loop: asking for the running loop is a system call on 3.11
+            loop = self._writer.get_loop()
         fut: asyncio.Future[None] = loop.create_future()
         self._moves.put_nowait(({"table_id": table_id, "deal": deal, "ply": ply, "seat": seat,
                                  "move": move}, fut))
         await fut
 
-    async def _write_moves(self, queue: asyncio.Queue[tuple[dict[str, Any],
-                                                            asyncio.Future[None]]]) -> None:
+    async def _write_moves(self, queue: Outbox, loop: asyncio.AbstractEventLoop) -> None:
         busy = False  # moves arrived while the last batch was being committed
         while True:
             batch = [await queue.get()]
@@ -665,7 +669,7 @@ class Store:
                 # same for one move or twenty, and one commit per 2-3 moves was an eighth of the
                 # server's CPU at a thousand tables (25 ms rather than 10: a third less of the
                 # writer's CPU, docs/web.md). A lone move is never kept waiting.
-                await asyncio.sleep(self.commit_window)
+                await sleep_on(loop, self.commit_window)
             while not queue.empty() and len(batch) < 512:
                 batch.append(queue.get_nowait())
             try:

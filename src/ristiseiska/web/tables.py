@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import fair, i18n
+from ..aio import Outbox, sleep_on
 from ..bots.pool import BotPool, shared_pool
 from ..cards import CARDS
 from ..game import Game, IllegalMoveError
@@ -109,7 +110,7 @@ class Conn:
     """One WebSocket: its seat (``None`` for a spectator) and an ordered outbox."""
 
     seat: int | None = None
-    queue: asyncio.Queue[dict[str, Any] | None] = field(default_factory=asyncio.Queue)
+    queue: Outbox = field(default_factory=Outbox)
     addr: str = ""
     overflow: bool = False
     last_info: dict[str, Any] | None = None  # the table part this connection has
@@ -821,9 +822,10 @@ class LiveTable:
         return "bot" if self.plays_bot(g.to_move) else None
 
     async def _drive(self) -> None:
+        loop = asyncio.get_running_loop()
         while not self.closed and self._due():
             # a little jitter: bots feel less mechanical and many tables do not move in step
-            await asyncio.sleep(self.bot_delay * self._pace.uniform(0.7, 1.3))
+            await sleep_on(loop, self.bot_delay * self._pace.uniform(0.7, 1.3))
             try:
                 await self._bot_step()  # it takes the lock itself (not while a bot thinks)
                 self.store_failures = 0
