@@ -132,18 +132,10 @@ class Collector:
             o = obs[choice]
             X = F.build(o, e.n, e.void.relative(seats[choice], choice), e.rules)
             phi = action_phi(o, e.n, e.rules)
-            assert self.net is not None
-            q = self.net.q(X, phi)
-            q[mask[choice] == 0] = -np.inf
-            pick = np.argmax(q, axis=1)
-            explore = self.rng.random(choice.size) < self.epsilon
-            if explore.any():
-                m = mask[choice][explore].astype(np.float64)
-                u = self.rng.random(m.shape) * m
-                pick[explore] = np.argmax(u, axis=1)
+            pick, kept = self._choose(X, phi, mask[choice] > 0)
             a[choice] = pick
-            e.pending.append({"X": X, "phi": phi[np.arange(choice.size), pick], "a": pick,
-                              "row": choice, "seat": seats[choice], "epi": e.epi[choice].copy()})
+            kept.update(X=X, a=pick, row=choice, seat=seats[choice], epi=e.epi[choice].copy())
+            e.pending.append(kept)
         fits = obs[:, 104:156].copy()
         obs2, _mask2, seats2, _r, done = env.step(a)
         e.void.update(a, seats, fits, seats2, obs2, done)
@@ -154,6 +146,22 @@ class Collector:
             e.finished.append((rows, e.epi[rows].copy(), ret))
             e.epi[rows] += 1
             e.deals += rows.size
+
+    def _choose(self, X: np.ndarray, phi: np.ndarray,
+                legal: np.ndarray) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+        """The actions of the rows with a choice (features ``X``, card features ``phi``, legal
+        actions ``legal``) and what the learner keeps of each besides ``X`` and the action:
+        here ε-greedy over the action values, keeping the chosen action's card features."""
+        assert self.net is not None
+        q = self.net.q(X, phi)
+        q[~legal] = -np.inf
+        pick = np.argmax(q, axis=1)
+        explore = self.rng.random(len(pick)) < self.epsilon
+        if explore.any():
+            m = legal[explore].astype(np.float64)
+            u = self.rng.random(m.shape) * m
+            pick[explore] = np.argmax(u, axis=1)
+        return pick, {"phi": phi[np.arange(len(pick)), pick]}
 
     def _resolve(self, e: _Env) -> list[dict[str, np.ndarray]]:
         if not e.pending or not e.finished:

@@ -23,8 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from . import features as F
-from .dmc import Collector, _Env, action_phi
+from .dmc import Collector
 from .features import NUM_ACTIONS
 from .net import N_PHI, Net
 
@@ -44,39 +43,18 @@ def masked_log_softmax(q: np.ndarray, mask: np.ndarray) -> np.ndarray:
 class PPOCollector(Collector):
     """Self-play where every seat samples its move from the softmax policy."""
 
-    def _step(self, e: _Env) -> None:
-        env = e.env
-        obs, mask, seats = env.obs, env.mask, env.st[:, 0].copy()
-        legal = mask.sum(axis=1)
-        choice = np.flatnonzero(legal > 1)
-        a = np.argmax(mask, axis=1).astype(np.int64)
-        if choice.size:
-            o = obs[choice]
-            X = F.build(o, e.n, e.void.relative(seats[choice], choice), e.rules)
-            phi = action_phi(o, e.n, e.rules)
-            assert self.net is not None
-            m = mask[choice] > 0
-            logp = masked_log_softmax(self.net.q(X, phi), m)
-            # inverse-CDF sampling, one uniform draw a row
-            cdf = np.cumsum(np.exp(logp), axis=1)
-            u = self.rng.random(choice.size) * cdf[:, -1]
-            pick = np.minimum((cdf < u[:, None]).sum(axis=1), NUM_ACTIONS - 1)
-            pick = np.where(m[np.arange(choice.size), pick], pick, np.argmax(logp, axis=1))
-            a[choice] = pick
-            e.pending.append({"X": X, "phi": phi.astype(np.float16), "mask": m, "a": pick,
-                              "logp": logp[np.arange(choice.size), pick].astype(np.float32),
-                              "row": choice, "seat": seats[choice],
-                              "epi": e.epi[choice].copy()})
-        fits = obs[:, 104:156].copy()
-        obs2, _mask2, seats2, _r, done = env.step(a)
-        e.void.update(a, seats, fits, seats2, obs2, done)
-        if done.any():
-            rows = np.flatnonzero(done)
-            win = (env.winners[rows][:, None] == np.arange(e.n)[None, :]).astype(np.float32)
-            ret = win - env.points[rows].astype(np.float32) / e.scale
-            e.finished.append((rows, e.epi[rows].copy(), ret))
-            e.epi[rows] += 1
-            e.deals += rows.size
+    def _choose(self, X: np.ndarray, phi: np.ndarray,
+                legal: np.ndarray) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+        assert self.net is not None
+        logp = masked_log_softmax(self.net.q(X, phi), legal)
+        # inverse-CDF sampling, one uniform draw a row
+        cdf = np.cumsum(np.exp(logp), axis=1)
+        u = self.rng.random(len(X)) * cdf[:, -1]
+        pick = np.minimum((cdf < u[:, None]).sum(axis=1), NUM_ACTIONS - 1)
+        rows = np.arange(len(X))
+        pick = np.where(legal[rows, pick], pick, np.argmax(logp, axis=1))
+        return pick, {"phi": phi.astype(np.float16), "mask": legal,
+                      "logp": logp[rows, pick].astype(np.float32)}
 
 
 def surrogate(q: np.ndarray, mask: np.ndarray, a: np.ndarray, logp_old: np.ndarray,
