@@ -482,3 +482,11 @@ async def test_choosing_a_preset_fits_the_players(tmp_path: Path) -> None:
         await pilot.pause()
         s = app.session
         assert s is not None and s.n == 2 and s.rules.stock and s.setup.bots == ["expert"]
+        # leave only once the game's screen is up: closing the app while it mounts (and the
+        # header's title changes) tripped Textual's header on a loaded CI machine
+        for _ in range(200):
+            if isinstance(app.screen, GameScreen) and app.screen.is_mounted:
+                break
+            await pilot.pause(0.05)
+        assert isinstance(app.screen, GameScreen)
+        await pilot.pause()

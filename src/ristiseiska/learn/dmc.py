@@ -23,6 +23,7 @@ import numpy as np
 
 from ..rules import Rules, preset
 from . import features as F
+from . import ppo
 from .net import Net, load
 
 DEFAULT_SPECS = tuple((p, n) for p in ("ristiseiska", "ristiseiska-pyynto", "sjuan", "fan-tan")
@@ -187,6 +188,23 @@ class Collector:
         return [done]
 
 
+class PPOCollector(Collector):
+    """Self-play for :mod:`.ppo`: every seat samples its move from the softmax policy."""
+
+    def _choose(self, X: np.ndarray, phi: np.ndarray,
+                legal: np.ndarray) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+        assert self.net is not None
+        logp = ppo.masked_log_softmax(self.net.q(X, phi), legal)
+        # inverse-CDF sampling, one uniform draw a row
+        cdf = np.cumsum(np.exp(logp), axis=1)
+        u = self.rng.random(len(X)) * cdf[:, -1]
+        pick = np.minimum((cdf < u[:, None]).sum(axis=1), F.NUM_ACTIONS - 1)
+        rows = np.arange(len(X))
+        pick = np.where(legal[rows, pick], pick, np.argmax(logp, axis=1))
+        return pick, {"phi": phi.astype(np.float16), "mask": legal,
+                      "logp": logp[rows, pick].astype(np.float32)}
+
+
 def _describe(specs: Sequence[tuple[str, int]]) -> list[list[Any]]:
     return [[name, n] for name, n in specs]
 
@@ -206,8 +224,6 @@ def train(out: str, seconds: float | None = None, steps: int | None = None, seed
     every ``eval_every`` seconds and at the end. ``method``: ``"dmc"`` (Deep Monte-Carlo, the
     network learns action values) or ``"ppo"`` (:mod:`.ppo`: the network learns a policy,
     with a value network beside it). Returns the final meta."""
-    from . import ppo
-
     if seconds is None and steps is None:
         raise ValueError("give a time (seconds) or a step budget (steps)")
     if method not in METHODS:
@@ -238,7 +254,7 @@ def train(out: str, seconds: float | None = None, steps: int | None = None, seed
         net = Net(hidden=hidden, seed=seed)
     if method == "ppo" and vnet is None:
         vnet = Net(hidden=hidden, seed=seed + 1)
-    kind = ppo.PPOCollector if method == "ppo" else Collector
+    kind = PPOCollector if method == "ppo" else Collector
     rng = np.random.default_rng([seed, rounds])
     spec_list = [(str(a), int(b)) for a, b in specs]
     # a fresh collector stream after a resume (the environments restart from new deals)

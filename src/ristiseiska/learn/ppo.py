@@ -12,7 +12,8 @@ takes Adam steps on PPO's clipped surrogate (ratio clip ``clip``) with an entrop
 ``entropy``, ``epochs`` passes over each round's decisions. Written in plain numpy, like the
 rest of the training.
 
-The weights it writes are a policy, not action values: ``neural:path=FILE`` plays them (the
+Its self-play collector is :class:`.dmc.PPOCollector` (the loop of :func:`.dmc.train` runs
+both methods). The weights it writes are a policy, not action values: ``neural:path=FILE`` plays them (the
 most likely legal move); ``master-neural`` needs action values and should not be given them.
 The value network is written beside them (``FILE`` with ``.value.npz``).
 """
@@ -23,8 +24,6 @@ from typing import Any
 
 import numpy as np
 
-from .dmc import Collector
-from .features import NUM_ACTIONS
 from .net import N_PHI, Net
 
 DEFAULT_CLIP = 0.2
@@ -38,23 +37,6 @@ def masked_log_softmax(q: np.ndarray, mask: np.ndarray) -> np.ndarray:
     z = z - z.max(axis=1, keepdims=True)
     out: np.ndarray = z - np.log(np.exp(z).sum(axis=1, keepdims=True))
     return out
-
-
-class PPOCollector(Collector):
-    """Self-play where every seat samples its move from the softmax policy."""
-
-    def _choose(self, X: np.ndarray, phi: np.ndarray,
-                legal: np.ndarray) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-        assert self.net is not None
-        logp = masked_log_softmax(self.net.q(X, phi), legal)
-        # inverse-CDF sampling, one uniform draw a row
-        cdf = np.cumsum(np.exp(logp), axis=1)
-        u = self.rng.random(len(X)) * cdf[:, -1]
-        pick = np.minimum((cdf < u[:, None]).sum(axis=1), NUM_ACTIONS - 1)
-        rows = np.arange(len(X))
-        pick = np.where(legal[rows, pick], pick, np.argmax(logp, axis=1))
-        return pick, {"phi": phi.astype(np.float16), "mask": legal,
-                      "logp": logp[rows, pick].astype(np.float32)}
 
 
 def surrogate(q: np.ndarray, mask: np.ndarray, a: np.ndarray, logp_old: np.ndarray,
