@@ -24,7 +24,6 @@ from textual.widgets import (
     Button,
     Checkbox,
     Footer,
-    Header,
     Input,
     Label,
     Markdown,
@@ -38,6 +37,7 @@ from textual.widgets.option_list import Option
 from ..i18n import describe_move, t, tn
 from ..moves import Move
 from ..rules import Rules, RulesError, preset, preset_description, preset_names
+from .header import SafeHeader
 from .session import (
     HUMAN,
     LogLine,
@@ -342,7 +342,7 @@ class SetupScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         d = self.defaults
         lang = self.lang
-        yield Header()
+        yield SafeHeader()
         with VerticalScroll():
             yield Static(Text(t("tui.setup.welcome", lang), style="bold"))
             yield Static(t("tui.setup.help", lang))
@@ -518,7 +518,7 @@ class GameScreen(Screen[None]):
         self._button_gen = 0
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield SafeHeader()
         with Horizontal(id="top"):
             yield TableView(id="table")
             yield PlayersView(id="players")

@@ -11,10 +11,11 @@ from typing import Any
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal
-from textual.widgets import Footer, Header, RichLog, Static
+from textual.widgets import Footer, RichLog, Static
 
 from ..game import Game
 from ..i18n import describe_event, reader_names, result_lines, t
+from .header import SafeHeader
 from .widgets import PlayersView, TableView
 
 
@@ -55,7 +56,7 @@ class ReplayApp(App[None]):
             self._bindings.bind(keys, action, t(key, lang), priority=True)
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield SafeHeader()
         with Horizontal(id="top"):
             yield TableView(id="table")
             yield PlayersView(id="players")
