@@ -63,7 +63,7 @@ def test_master_neural_plays_every_claimed_rule_set(name: str) -> None:
     rules = preset(name)
     bots = [get_bot("master-neural", seed=1, worlds=6, oversample=2),
             get_bot("expert", seed=2), get_bot("master-neural", seed=3, worlds=4, depth=0),
-            get_bot("random", seed=4)]
+            get_bot("master-neural", seed=4, worlds=5, depth=0, opp="auto", rollouts=2)]
     g, reasons = play_deal(rules, 4, 21, bots)
     assert g.result is not None
     assert "master_neural" in reasons and "neural_fallback" not in reasons
@@ -112,7 +112,9 @@ def _same_story_other_cards(g: Game, seat: int):  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.parametrize("name,opts", [("neural", {}),
-                                       ("master-neural", {"worlds": 6, "oversample": 2})])
+                                       ("master-neural", {"worlds": 6, "oversample": 2}),
+                                       ("master-neural", {"worlds": 6, "opp": "auto",
+                                                          "depth": 0})])
 def test_never_sees_hidden_cards(name: str, opts: dict) -> None:  # type: ignore[type-arg]
     rules = preset("ristiseiska")
     g = Game(rules, 4, seed=12)
@@ -143,6 +145,10 @@ def test_master_neural_is_deterministic_for_a_seed() -> None:
     a = get_bot("master-neural", seed=9, worlds=8)
     b = get_bot("master-neural", seed=9, worlds=8)
     assert a.decide(v) == b.decide(v) == a.decide(v)
+    a = get_bot("master-neural", seed=9, worlds=8, opp="auto", rollouts=2)
+    b = get_bot("master-neural", seed=9, worlds=8, opp="auto", rollouts=2)
+    assert a.decide(v) == b.decide(v) == a.decide(v)
+    assert a.last_stats["value"] == b.last_stats["value"]
 
 
 def test_bad_options_and_files_give_clear_errors(tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -152,7 +158,8 @@ def test_bad_options_and_files_give_clear_errors(tmp_path) -> None:  # type: ign
     np.savez(bad, W=np.zeros(3))
     with pytest.raises(NetError):
         get_bot("neural", path=str(bad))
-    for opts in ({"worlds": 0}, {"depth": -1}, {"beta": -1.0}, {"oversample": "x"}):
+    for opts in ({"worlds": 0}, {"depth": -1}, {"beta": -1.0}, {"oversample": "x"},
+                 {"opp": "sensible"}, {"rollouts": 0}):
         with pytest.raises(ValueError):
             get_bot("master-neural", **opts)
 
@@ -303,3 +310,45 @@ def test_the_neural_bots_first_move_imports_nothing() -> None:
                        text=True, timeout=300)
     assert p.returncode == 0, p.stderr[-2000:]
     assert "NEW []" in p.stdout, p.stdout
+
+
+@pytest.mark.parametrize("name", CLAIMED)
+def test_kernel_opponent_playouts_show_the_network_what_the_view_shows(name: str) -> None:
+    """master-neural with ``opp=auto`` loads a position into the compiled environment whose
+    other seats the kernel plays; the network's input there (observation and the opponents'
+    known-absent cards) is what the seat's own view gives."""
+    from ristiseiska import kernel
+    from ristiseiska.learn.net import cached
+    from ristiseiska.learn.search import KernelOpponentPlayouts
+    from ristiseiska.rl.encoding import Encoding
+
+    rules = preset(name)
+    net, _meta = cached(packaged_path())
+    g = Game(rules, 4, seed=5)
+    filler = get_bot("expert", seed=0)
+    checked = 0
+    while not g.is_over() and checked < 6:
+        s = g.to_move
+        v = g.view(s)
+        if len(v.legal_moves) > 1:
+            rel = F.view_void(v)
+            voids = np.zeros((4, 52), np.float32)
+            for k in range(1, 4):
+                voids[(s + k) % 4] = rel[k - 1]
+            hands = np.array([[sum(1 << int(c) for c in g.hand(t)) for t in range(4)]],
+                             np.uint64)
+            play = KernelOpponentPlayouts(net, rules, 4, 2, 60.0, s, ["sensible"] * 4)
+            pos = kernel.position_from_game(g)
+            play.load(slice(0, 2), pos, np.repeat(hands, 2, axis=0), voids)
+            play.ready()
+            e = play.env
+            assert (e.st[:, 0] == s).all()
+            obs = Encoding(rules, 4).observe(v)
+            assert np.array_equal(e.obs[0, :play.base], obs)
+            got = e.obs[0, play.base:play.base + 3 * 52].reshape(3, 52)
+            assert np.array_equal(got, rel)
+            legal = {Encoding(rules, 4).move_to_action(m) for m in v.legal_moves}
+            assert set(np.flatnonzero(e.mask[0]).tolist()) == legal
+            checked += 1
+        g.push(filler.choose(v))
+    assert checked >= 3

@@ -100,23 +100,38 @@ class NeuralMasterBot(Bot):
 
     def __init__(self, seed: int | None = None, path: str | None = None, worlds: int = 48,
                  oversample: int = 4, beta: float = 1.0, last: int = 4, depth: int = 2,
-                 prior: float = 0.0, **options: Any) -> None:
+                 prior: float = 0.0, opp: str = "network", rollouts: int = 1,
+                 expert: float = 0.0, switch: bool = False, **options: Any) -> None:
         super().__init__(seed=seed, **options)
+        if opp not in ("network", "auto"):
+            raise ValueError(f"opp must be 'network' or 'auto', not {opp!r}")
+        self.opp = opp
         for label, v, lo in (("worlds", worlds, 1), ("oversample", oversample, 1),
-                             ("last", last, 0), ("depth", depth, 0)):
+                             ("last", last, 0), ("depth", depth, 0), ("rollouts", rollouts, 1)):
             if not isinstance(v, int) or isinstance(v, bool) or v < lo:
                 raise ValueError(f"{label} must be an integer ≥ {lo}, not {v!r}")
-        for label, x in (("beta", beta), ("prior", prior)):
+        for label, x in (("beta", beta), ("prior", prior), ("expert", expert)):
             if not isinstance(x, int | float) or x < 0:
                 raise ValueError(f"{label} must be a number ≥ 0, not {x!r}")
         self.worlds, self.oversample, self.last, self.depth = worlds, oversample, last, depth
         self.beta, self.prior = float(beta), float(prior)
+        self.rollouts = rollouts
+        self.expert = float(expert)
+        if switch not in (0, 1) or isinstance(switch, float):
+            raise ValueError(f"switch must be 0 or 1 (false or true), not {switch!r}")
+        switch = bool(switch)
+        if switch and opp != "auto":
+            raise ValueError("switch needs opp=auto (the classic master's playouts)")
+        self.switch = switch
         self.policy = NeuralBot(seed=self.seed, path=path)
         self.net = self.policy.net
         from .master import MasterBot
 
-        # the classic bot's compiled sampler (its own weighting off: the network weighs)
-        self._sampler = MasterBot(seed=self.seed, beta=0.0)
+        # the classic bot's compiled sampler: with opp="network" its own weighting is off (the
+        # network weighs); with opp="auto" the classic model weighs the deals and tells which
+        # opponents play sensibly (oversample and beta then as the classic master's)
+        self._sampler = (MasterBot(seed=self.seed, beta=0.0) if opp == "network"
+                         else MasterBot(seed=self.seed))
         from ..kernel import vecenv
 
         # compile (the first run after an install) or load the playouts' environment now, not
@@ -146,6 +161,17 @@ class NeuralMasterBot(Bot):
         if self.prior:
             _legal, q = self.policy.action_values(view)
             values = values + self.prior * q
+        if self.expert:
+            # the expert's judgement of each move (about one freed card a unit, clipped as the
+            # classic master clips it), in the playouts' unit (points / scale)
+            from ..learn.search import scale_for
+            from .expert import Features
+
+            ex = self.policy.fallback_bot()
+            scores = {m: sc for sc, m, _ in ex.score_moves(Features(view), tuple(legal))}
+            scale = scale_for(view.rules, view.players)
+            values = values + self.expert * np.array(
+                [max(-20.0, min(20.0, scores.get(m, 0.0))) for m in legal]) / scale
         k = int(np.argmax(values))
         move = legal[k]
         base = self.policy.fallback_bot().reason_for(view, move)
@@ -158,6 +184,7 @@ class NeuralMasterBot(Bot):
         from .. import kernel
         from ..learn import features as F
         from ..learn.search import (
+            KernelOpponentPlayouts,
             Playouts,
             past_choices,
             policy_log_likelihood,
@@ -169,11 +196,14 @@ class NeuralMasterBot(Bot):
         t0 = time.perf_counter()
         me, n = view.seat, view.players
         rng = self.rng_for(view)
-        total = self.worlds * (self.oversample if self.beta > 0 else 1)
+        auto = self.opp == "auto"
+        total = self.worlds * (self.oversample if self.beta > 0 and not auto else 1)
         masks = self._sampler._world_masks(view, rng, total)
         if masks is None:
             return None
-        if self.beta > 0 and self.last > 0:
+        if auto:
+            pass  # weighed by the classic model already
+        elif self.beta > 0 and self.last > 0:
             moments = past_choices(view, self.last)
             ll = policy_log_likelihood(self.net, view, masks, moments, self.beta)
             masks = masks[resample(ll, self.worlds, rng.random())]
@@ -198,13 +228,30 @@ class NeuralMasterBot(Bot):
                 continue
             todo.append((i, kernel.position_from_game(g), worlds_after(masks, base, g)))
         if todo:
-            play = Playouts(self.net, view.rules, n, W * len(todo), scale)
+            R = W * self.rollouts
+            play: Playouts
+            if auto:
+                play = KernelOpponentPlayouts(self.net, view.rules, n, R * len(todo), scale, me,
+                                              self._sampler._playout_policy(n, me),
+                                              seed=rng.getrandbits(62))
+            else:
+                play = Playouts(self.net, view.rules, n, R * len(todo), scale)
             for j, (_i, pos, hands) in enumerate(todo):
-                play.load(slice(j * W, (j + 1) * W), pos, hands, voids)
+                play.load(slice(j * R, (j + 1) * R), pos, np.tile(hands, (self.rollouts, 1)),
+                          voids)
             play.ready()
             out = play.run(me, self.depth)
             for j, (i, _pos, _hands) in enumerate(todo):
-                values[i] = float(out[j * W:(j + 1) * W].mean())
+                values[i] = float(out[j * R:(j + 1) * R].mean())
+        if self.switch:
+            # the same deals played on with the classic master's own later moves (its greedy
+            # rule): each move is worth its better continuation, a choice made here, for
+            # every deal alike (not per deal: that would read the hidden cards)
+            from .master import _kernel
+
+            st = self._sampler._search_masks(view, legal, _kernel(), masks, rng, t0)
+            classic = np.array(st["value"]) / scale
+            values = np.maximum(values, classic)
         self.last_stats = {"worlds": W, "seconds": time.perf_counter() - t0,
                            "moves": [str(m) for m in legal], "value": values.tolist()}
         return values

@@ -855,6 +855,12 @@ def warm_up() -> None:
     env.reset()
     for _ in range(3):
         env.step(env.random_actions())
+    # the extended step too (the knowledge block, some rows only: master-neural's playouts
+    # against the kernel's models of the opponents)
+    env = VecEnv(Rules(), 4, 2, seed=0, opponents=[None, "sensible", "random", "sensible"],
+                 knowledge=0)
+    env.reset()
+    env.step_rows(env.random_actions(), np.array([True, False]))
 
 
 __all__ = ["VecEnv", "NUM_ACTIONS", "obs_size", "knowledge_size", "warm_up"]

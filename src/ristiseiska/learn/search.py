@@ -113,6 +113,9 @@ class Playouts:
             for c in pos["stock"]:
                 held |= np.uint64(1 << int(c))
         e.tab[rows] = np.uint64(FULL) & ~held
+        self._load_void(rows, voids)
+
+    def _load_void(self, rows: slice, voids: np.ndarray) -> None:
         self.void.void[rows] = voids[None, None, :, :]
 
     def ready(self) -> None:
@@ -169,6 +172,92 @@ class Playouts:
                 out[rows] = win - e.points[rows, me] / self.scale
                 live[rows] = False
         if live.any():  # safety: a deal longer than max_steps (stall limits end them first)
+            rows = np.flatnonzero(live)
+            q, _ = self.values(e.obs, e.mask, e.st[:, 0], rows)
+            out[rows] = q.max(axis=1)
+        return out
+
+
+class KernelOpponentPlayouts(Playouts):
+    """:class:`Playouts` where only the searching seat ``me`` is played by the network and
+    every other seat by a kernel policy (``opponents[s]``: ``"sensible"``, ``"random"``...,
+    the classic master's models of how the opponents play), inside the compiled step. The
+    network's input about the opponents' known-absent cards is the kernel's own knowledge
+    block (seeded with the root's)."""
+
+    def __init__(self, net: Net, rules: Rules, players: int, rows: int, scale: float, me: int,
+                 opponents: list[str], seed: int = 0) -> None:
+        from ..kernel.vecenv import VecEnv
+
+        self.net = net
+        self.rules = rules
+        self.n = players
+        self.me = me
+        opp: list[str | None] = list(opponents)
+        opp[me] = None
+        self.env = VecEnv(rules, players, rows, seed=seed, opponents=opp, knowledge=0)
+        self.env.reset()
+        self.base = self.env.base_obs_size
+        self.scale = scale
+
+    def _load_void(self, rows: slice, voids: np.ndarray) -> None:
+        e = self.env
+        e.absent[rows] = 0
+        e.recent[rows] = -1
+        for s in range(self.n):
+            if s != self.me:
+                m = 0
+                for c in np.flatnonzero(voids[s] > 0):
+                    m |= 1 << int(c)
+                e.absent[rows, self.me, s] = np.uint64(m)
+
+    def values(self, obs: np.ndarray, mask: np.ndarray, seats: np.ndarray,
+               rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        from .dmc import action_phi
+
+        o = obs[rows]
+        base = o[:, :self.base]
+        void = o[:, self.base:self.base + (self.n - 1) * 52].reshape(-1, self.n - 1, 52)
+        X = F.build(base, self.n, void, self.rules)
+        q = self.net.q(X, action_phi(base, self.n, self.rules))
+        q[mask[rows] == 0] = -np.inf
+        return q, base
+
+    def run(self, me: int, depth: int, max_steps: int = 400) -> np.ndarray:
+        """As :meth:`Playouts.run`; every step is one of ``me``'s decisions (the kernel plays
+        the others in between)."""
+        e = self.env
+        R = e.num_envs
+        out = np.zeros(R, np.float64)
+        live = np.ones(R, bool)
+        turns = np.zeros(R, np.int64)
+        for _ in range(max_steps):
+            obs, mask, seats = e.obs, e.mask, e.st[:, 0].copy()
+            mine = live & (seats == me) & (e.st[:, 2] < 0)
+            if depth > 0 and mine.any():
+                turns[mine] += 1
+                cut = mine & (turns >= depth)
+                if cut.any():
+                    rows = np.flatnonzero(cut)
+                    q, _ = self.values(obs, mask, seats, rows)
+                    out[rows] = q.max(axis=1)
+                    live[rows] = False
+            if not live.any():
+                break
+            a = np.argmax(mask, axis=1).astype(np.int64)
+            legal = mask.sum(axis=1)
+            choose = np.flatnonzero(live & (legal > 1))
+            if choose.size:
+                q, _ = self.values(obs, mask, seats, choose)
+                a[choose] = np.argmax(q, axis=1)
+            _obs, _m, _s, _r, done = e.step_rows(a, live)
+            fin = done & live
+            if fin.any():
+                rows = np.flatnonzero(fin)
+                win = (e.winners[rows] == me).astype(np.float64)
+                out[rows] = win - e.points[rows, me] / self.scale
+                live[rows] = False
+        if live.any():
             rows = np.flatnonzero(live)
             q, _ = self.values(e.obs, e.mask, e.st[:, 0], rows)
             out[rows] = q.max(axis=1)
