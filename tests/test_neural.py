@@ -352,3 +352,63 @@ def test_kernel_opponent_playouts_show_the_network_what_the_view_shows(name: str
             checked += 1
         g.push(filler.choose(v))
     assert checked >= 3
+
+
+def _learned_position(seed: int):  # type: ignore[no-untyped-def]
+    """A default-rules deal played at random until the master, at seat 0, searches with the
+    learned network (``learned=1``)."""
+    g = Game(preset("ristiseiska"), 4, seed=seed)
+    players = [get_bot("random", seed=s) for s in range(4)]
+    bot = get_bot("master", seed=3, learned=1)
+    while not g.is_over():
+        v = g.view(g.to_move)
+        if g.to_move == 0 and len(v.legal_moves) > 1:
+            bot.decide(v)
+            if bot.last_stats.get("learned"):
+                return g
+        g.push(players[g.to_move].choose(v))
+    return None
+
+
+def test_master_searches_with_the_network_unless_an_opponent_looks_sensible() -> None:
+    """With ``learned=1`` the master's own later moves in its playouts follow the network while
+    no opponent clearly looks sensible; ``master-classic`` and the default never do; the
+    learned search is deterministic, picks a legal move, and does not read hidden cards."""
+    g = next(x for x in (_learned_position(s) for s in range(20, 40)) if x is not None)
+    v = g.view(0)
+    a, b = get_bot("master", seed=4, learned=1), get_bot("master", seed=4, learned=1)
+    ma, mb = a.decide(v), b.decide(v)
+    assert ma == mb and ma[0] in g.legal_moves()
+    assert a.last_stats["learned"] and a.last_stats["worlds"] == 400
+    assert a.last_stats["value"] == b.last_stats["value"]
+    for name, opts in (("master-classic", {}), ("master", {})):
+        c = get_bot(name, seed=4, **opts)
+        c.decide(v)
+        assert "learned" not in c.last_stats, name
+    assert get_bot("master-classic", seed=1).learned is False
+    checked = 0
+    for va in _same_story_other_cards(g, 0):
+        assert get_bot("master", seed=4, learned=1).decide(va) == ma
+        checked += 1
+        if checked >= 2:
+            break
+    assert checked >= 1
+    # against players that look sensible it searches as before: the network's continuation
+    # only while no opponent clearly looks sensible
+    from ristiseiska.bots.master import LEARNED_TRUST
+
+    g2 = Game(preset("ristiseiska"), 4, seed=31)
+    filler = get_bot("expert", seed=0)
+    m = get_bot("master", seed=4, learned=1)
+    seen = set()
+    while not g2.is_over() and len(seen) < 2:
+        v2 = g2.view(g2.to_move)
+        if g2.to_move == 0 and len(v2.legal_moves) > 1:
+            m.decide(v2)
+            clear = max(m.sensible.get(s, 0.5) for s in (1, 2, 3)) > LEARNED_TRUST
+            assert bool(m.last_stats.get("learned")) is not clear
+            seen.add(clear)
+        g2.push(filler.choose(v2))
+    assert seen == {False, True}
+    with pytest.raises(ValueError, match="learned"):
+        get_bot("master", learned=2)

@@ -23,7 +23,7 @@ from typing import Any
 from ..moves import Move
 from .base import Bot
 from .expert import BasicBot, ExpertBot
-from .master import MasterBot
+from .master import ClassicMasterBot, MasterBot
 from .neural import NeuralBot, NeuralMasterBot
 from .policy import PolicyBot
 from .reasons import render
@@ -36,7 +36,7 @@ BOTS: dict[str, type[Bot]] = {
     "master": MasterBot,
     "neural": NeuralBot,
     "master-neural": NeuralMasterBot,
-    "master-classic": MasterBot,
+    "master-classic": ClassicMasterBot,
     "policy": PolicyBot,  # a trained policy from a file (path=...): not a level to pick
 }
 # the levels offered in the games' menus (the learned bots and master-classic are picked by

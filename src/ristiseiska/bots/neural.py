@@ -101,7 +101,7 @@ class NeuralMasterBot(Bot):
     def __init__(self, seed: int | None = None, path: str | None = None, worlds: int = 48,
                  oversample: int = 4, beta: float = 1.0, last: int = 4, depth: int = 2,
                  prior: float = 0.0, opp: str = "network", rollouts: int = 1,
-                 expert: float = 0.0, switch: bool = False, **options: Any) -> None:
+                 **options: Any) -> None:
         super().__init__(seed=seed, **options)
         if opp not in ("network", "auto"):
             raise ValueError(f"opp must be 'network' or 'auto', not {opp!r}")
@@ -110,19 +110,12 @@ class NeuralMasterBot(Bot):
                              ("last", last, 0), ("depth", depth, 0), ("rollouts", rollouts, 1)):
             if not isinstance(v, int) or isinstance(v, bool) or v < lo:
                 raise ValueError(f"{label} must be an integer ≥ {lo}, not {v!r}")
-        for label, x in (("beta", beta), ("prior", prior), ("expert", expert)):
+        for label, x in (("beta", beta), ("prior", prior)):
             if not isinstance(x, int | float) or x < 0:
                 raise ValueError(f"{label} must be a number ≥ 0, not {x!r}")
         self.worlds, self.oversample, self.last, self.depth = worlds, oversample, last, depth
         self.beta, self.prior = float(beta), float(prior)
         self.rollouts = rollouts
-        self.expert = float(expert)
-        if switch not in (0, 1) or isinstance(switch, float):
-            raise ValueError(f"switch must be 0 or 1 (false or true), not {switch!r}")
-        switch = bool(switch)
-        if switch and opp != "auto":
-            raise ValueError("switch needs opp=auto (the classic master's playouts)")
-        self.switch = switch
         self.policy = NeuralBot(seed=self.seed, path=path)
         self.net = self.policy.net
         from .master import MasterBot
@@ -161,17 +154,6 @@ class NeuralMasterBot(Bot):
         if self.prior:
             _legal, q = self.policy.action_values(view)
             values = values + self.prior * q
-        if self.expert:
-            # the expert's judgement of each move (about one freed card a unit, clipped as the
-            # classic master clips it), in the playouts' unit (points / scale)
-            from ..learn.search import scale_for
-            from .expert import Features
-
-            ex = self.policy.fallback_bot()
-            scores = {m: sc for sc, m, _ in ex.score_moves(Features(view), tuple(legal))}
-            scale = scale_for(view.rules, view.players)
-            values = values + self.expert * np.array(
-                [max(-20.0, min(20.0, scores.get(m, 0.0))) for m in legal]) / scale
         k = int(np.argmax(values))
         move = legal[k]
         base = self.policy.fallback_bot().reason_for(view, move)
@@ -181,17 +163,13 @@ class NeuralMasterBot(Bot):
         """The mean playout outcome of every legal move (``win - points / scale``)."""
         import time
 
-        from .. import kernel
-        from ..learn import features as F
         from ..learn.search import (
-            KernelOpponentPlayouts,
-            Playouts,
             past_choices,
+            playout_values,
             policy_log_likelihood,
             resample,
             scale_for,
         )
-        from .master import game_of_world, worlds_after
 
         t0 = time.perf_counter()
         me, n = view.seat, view.players
@@ -211,47 +189,9 @@ class NeuralMasterBot(Bot):
             masks = masks[:self.worlds]
         W = masks.shape[0]
         scale = scale_for(view.rules, n)
-        base = game_of_world(view, masks[0], rng)
-        rel = F.view_void(view)
-        voids = np.zeros((n, 52), np.float32)
-        for k in range(1, n):
-            voids[(me + k) % n] = rel[k - 1]
-        values = np.zeros(len(legal))
-        todo: list[tuple[int, dict[str, Any], np.ndarray]] = []
-        for i, m in enumerate(legal):
-            g = base.copy()
-            g.push(m)
-            if g.is_over():
-                res = g.result
-                assert res is not None
-                values[i] = float(res.winner == me) - float(res.points[me]) / scale
-                continue
-            todo.append((i, kernel.position_from_game(g), worlds_after(masks, base, g)))
-        if todo:
-            R = W * self.rollouts
-            play: Playouts
-            if auto:
-                play = KernelOpponentPlayouts(self.net, view.rules, n, R * len(todo), scale, me,
-                                              self._sampler._playout_policy(n, me),
-                                              seed=rng.getrandbits(62))
-            else:
-                play = Playouts(self.net, view.rules, n, R * len(todo), scale)
-            for j, (_i, pos, hands) in enumerate(todo):
-                play.load(slice(j * R, (j + 1) * R), pos, np.tile(hands, (self.rollouts, 1)),
-                          voids)
-            play.ready()
-            out = play.run(me, self.depth)
-            for j, (i, _pos, _hands) in enumerate(todo):
-                values[i] = float(out[j * R:(j + 1) * R].mean())
-        if self.switch:
-            # the same deals played on with the classic master's own later moves (its greedy
-            # rule): each move is worth its better continuation, a choice made here, for
-            # every deal alike (not per deal: that would read the hidden cards)
-            from .master import _kernel
-
-            st = self._sampler._search_masks(view, legal, _kernel(), masks, rng, t0)
-            classic = np.array(st["value"]) / scale
-            values = np.maximum(values, classic)
+        values = playout_values(
+            self.net, view, legal, masks, rng, scale=scale, rollouts=self.rollouts,
+            depth=self.depth, opponents=self._sampler._playout_policy(n, me) if auto else None)
         self.last_stats = {"worlds": W, "seconds": time.perf_counter() - t0,
                            "moves": [str(m) for m in legal], "value": values.tolist()}
         return values
