@@ -134,6 +134,15 @@ class Playouts:
         q[mask[rows] == 0] = -np.inf
         return q, o
 
+    def _advance(self, a: np.ndarray, live: np.ndarray, obs: np.ndarray,
+                 seats: np.ndarray) -> np.ndarray:
+        """Apply one action per row (every row: finished ones start a deal nobody counts);
+        returns the rows whose deal ended."""
+        fits = obs[:, 104:156].copy()
+        obs2, _m, seats2, _r, done = self.env.step(a)
+        self.void.update(a, seats, fits, seats2, obs2, done)
+        return done
+
     def run(self, me: int, depth: int, max_steps: int = 400) -> np.ndarray:
         """Play every row on; return each row's outcome for ``me``. ``depth``: the playout
         stops when ``me`` is to move for the ``depth``-th time (then the network's value of
@@ -162,9 +171,7 @@ class Playouts:
             if choose.size:
                 q, _ = self.values(obs, mask, seats, choose)
                 a[choose] = np.argmax(q, axis=1)
-            fits = obs[:, 104:156].copy()
-            obs2, _m, seats2, _r, done = e.step(a)
-            self.void.update(a, seats, fits, seats2, obs2, done)
+            done = self._advance(a, live, obs, seats)
             fin = done & live
             if fin.any():
                 rows = np.flatnonzero(fin)
@@ -223,45 +230,12 @@ class KernelOpponentPlayouts(Playouts):
         q[mask[rows] == 0] = -np.inf
         return q, base
 
-    def run(self, me: int, depth: int, max_steps: int = 400) -> np.ndarray:
-        """As :meth:`Playouts.run`; every step is one of ``me``'s decisions (the kernel plays
-        the others in between)."""
-        e = self.env
-        R = e.num_envs
-        out = np.zeros(R, np.float64)
-        live = np.ones(R, bool)
-        turns = np.zeros(R, np.int64)
-        for _ in range(max_steps):
-            obs, mask, seats = e.obs, e.mask, e.st[:, 0].copy()
-            mine = live & (seats == me) & (e.st[:, 2] < 0)
-            if depth > 0 and mine.any():
-                turns[mine] += 1
-                cut = mine & (turns >= depth)
-                if cut.any():
-                    rows = np.flatnonzero(cut)
-                    q, _ = self.values(obs, mask, seats, rows)
-                    out[rows] = q.max(axis=1)
-                    live[rows] = False
-            if not live.any():
-                break
-            a = np.argmax(mask, axis=1).astype(np.int64)
-            legal = mask.sum(axis=1)
-            choose = np.flatnonzero(live & (legal > 1))
-            if choose.size:
-                q, _ = self.values(obs, mask, seats, choose)
-                a[choose] = np.argmax(q, axis=1)
-            _obs, _m, _s, _r, done = e.step_rows(a, live)
-            fin = done & live
-            if fin.any():
-                rows = np.flatnonzero(fin)
-                win = (e.winners[rows] == me).astype(np.float64)
-                out[rows] = win - e.points[rows, me] / self.scale
-                live[rows] = False
-        if live.any():
-            rows = np.flatnonzero(live)
-            q, _ = self.values(e.obs, e.mask, e.st[:, 0], rows)
-            out[rows] = q.max(axis=1)
-        return out
+    def _advance(self, a: np.ndarray, live: np.ndarray, obs: np.ndarray,
+                 seats: np.ndarray) -> np.ndarray:
+        """One of ``me``'s decisions in each live row (the kernel plays the others in
+        between; finished rows stay as they are)."""
+        done: np.ndarray = self.env.step_rows(a, live)[4]
+        return done
 
 
 def playout_values(net: Net, view: Any, legal: list[Any], masks: np.ndarray, rng: Any, *,
