@@ -165,11 +165,11 @@ class NeuralMasterBot(Bot):
 
         from ..learn.search import (
             past_choices,
-            playout_values,
             policy_log_likelihood,
             resample,
             scale_for,
         )
+        from .master import playout_values
 
         t0 = time.perf_counter()
         me, n = view.seat, view.players

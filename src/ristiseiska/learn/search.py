@@ -238,53 +238,6 @@ class KernelOpponentPlayouts(Playouts):
         return done
 
 
-def playout_values(net: Net, view: Any, legal: list[Any], masks: np.ndarray, rng: Any, *,
-                   scale: float, rollouts: int = 1, depth: int = 0,
-                   opponents: list[str] | None = None) -> np.ndarray:
-    """The mean outcome (``win - points / scale``) of every move of ``legal`` over the sampled
-    deals ``masks`` (rows of seat hand masks, the bot's own hand in its seat), each deal
-    played on ``rollouts`` times: the bot's own later moves by the network, the other seats'
-    by the network too (``opponents=None``: :class:`Playouts`, ``depth`` cuts them short) or
-    by the kernel policies ``opponents[seat]`` (:class:`KernelOpponentPlayouts`)."""
-    from .. import kernel
-    from ..bots.master import game_of_world, worlds_after
-
-    me, n = view.seat, view.players
-    W = masks.shape[0]
-    base = game_of_world(view, masks[0], rng)
-    rel = F.view_void(view)
-    voids = np.zeros((n, 52), np.float32)
-    for k in range(1, n):
-        voids[(me + k) % n] = rel[k - 1]
-    values = np.zeros(len(legal))
-    todo: list[tuple[int, dict[str, Any], np.ndarray]] = []
-    for i, m in enumerate(legal):
-        g = base.copy()
-        g.push(m)
-        if g.is_over():
-            res = g.result
-            assert res is not None
-            values[i] = float(res.winner == me) - float(res.points[me]) / scale
-            continue
-        todo.append((i, kernel.position_from_game(g), worlds_after(masks, base, g)))
-    if not todo:
-        return values
-    R = W * rollouts
-    play: Playouts
-    if opponents is not None:
-        play = KernelOpponentPlayouts(net, view.rules, n, R * len(todo), scale, me, opponents,
-                                      seed=rng.getrandbits(62))
-    else:
-        play = Playouts(net, view.rules, n, R * len(todo), scale)
-    for j, (_i, pos, hands) in enumerate(todo):
-        play.load(slice(j * R, (j + 1) * R), pos, np.tile(hands, (rollouts, 1)), voids)
-    play.ready()
-    out = play.run(me, depth)
-    for j, (i, _pos, _hands) in enumerate(todo):
-        values[i] = float(out[j * R:(j + 1) * R].mean())
-    return values
-
-
 def past_choices(view: Any, last: int = 4) -> list[dict[str, Any]]:
     """The opponents' recent card choices (up to ``last`` each, newest first) that the network
     can score in a sampled deal: for each, the seat, the card played, the cards that fitted then,
