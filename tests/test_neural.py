@@ -160,6 +160,12 @@ def test_bad_options_and_files_give_clear_errors(tmp_path) -> None:  # type: ign
     np.savez(bad, W=np.zeros(3))
     with pytest.raises(NetError):
         get_bot("neural", path=str(bad))
+    net, meta = load(packaged_path())
+    value = tmp_path / "run.value.npz"
+    net.save(str(value), dict(meta, role="value"))
+    for name in ("neural", "master-neural"):
+        with pytest.raises(NetError, match="value network of a PPO run"):
+            get_bot(name, path=str(value))
     for opts in ({"worlds": 0}, {"depth": -1}, {"beta": -1.0}, {"oversample": "x"},
                  {"opp": "sensible"}, {"rollouts": 0}):
         with pytest.raises(ValueError):

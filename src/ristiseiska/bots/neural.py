@@ -37,6 +37,10 @@ class NeuralBot(Bot):
 
         self.path = str(path) if path is not None else netmod.packaged_path()
         self.net, self.meta = netmod.cached(self.path)
+        if self.meta.get("role") == "value":
+            # a PPO run's value network has the policy's shape: it would load and play nonsense
+            raise netmod.NetError(f"{self.path!r} is the value network of a PPO run, not a "
+                                  f"policy: give the file named by --out instead")
         self._fallback: ExpertBot | None = None
         # what a decision imports (numba with the kernel among it: 0.5-4 s on a cold disk),
         # now, so that the first move is as quick as the others
