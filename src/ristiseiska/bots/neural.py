@@ -183,9 +183,7 @@ class NeuralMasterBot(Bot):
         masks = self._sampler._world_masks(view, rng, total)
         if masks is None:
             return None
-        if auto:
-            pass  # weighed by the classic model already
-        elif self.beta > 0 and self.last > 0:
+        if self.beta > 0 and self.last > 0 and not auto:  # (auto: the classic model weighed)
             moments = past_choices(view, self.last)
             ll = policy_log_likelihood(self.net, view, masks, moments, self.beta)
             masks = masks[resample(ll, self.worlds, rng.random())]
