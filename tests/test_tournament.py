@@ -13,6 +13,7 @@ from ristiseiska.tournament import (
     TournamentError,
     jobs,
     mean_ci,
+    paired_difference,
     parse_bot_spec,
     run_tournament,
     wilson,
@@ -94,8 +95,59 @@ def test_cli_rules_file(tmp_path) -> None:
     assert rc == 0
 
 
+def test_paired_difference_matches_the_deals_seat_by_seat() -> None:
+    a = run_tournament(Rules(), ["expert", "random", "random"], 6, seed=2, duplicate=True, workers=1)
+    b = run_tournament(Rules(), ["basic", "random", "random"], 6, seed=2, duplicate=True, workers=1)
+    da, db = a.to_dict(), b.to_dict()
+    d = paired_difference(da, db)
+    assert d["deals"] == 18 and (d["new"], d["old"]) == ("expert", "basic")
+    # the figures of the first bot are its own: the same as the tournament's statistics
+    assert d["win"]["new"] == pytest.approx(a.stats()["expert"]["win_rate"])
+    assert d["points"]["old"] == pytest.approx(b.stats()["basic"]["mean_points"])
+    assert d["win"]["difference"] == pytest.approx(d["win"]["new"] - d["win"]["old"])
+    same = paired_difference(da, da)
+    assert same["win"]["difference"] == 0 and same["points"]["half_width"] == 0
+    # only the plays both hold are compared
+    short = dict(db, plays=db["plays"][:3])
+    assert paired_difference(da, short)["deals"] == 3
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"seed": 3}, "seed"),
+    ({"players": 4}, "number of players"),
+    ({"duplicate": False}, "--duplicate"),
+    ({"rules": preset("sjuan").to_dict()}, "rules"),
+    ({"plays": []}, "no plays"),
+    ({"plays": [{"deal": 0}]}, "malformed"),
+    ({"format": "something"}, "--json file"),
+])
+def test_paired_difference_refuses_other_deals(change, message) -> None:
+    a = run_tournament(Rules(), ["expert", "random", "random"], 2, seed=2, duplicate=True,
+                       workers=1).to_dict()
+    with pytest.raises(TournamentError, match=message):
+        paired_difference(a, {**a, **change})
+
+
+def test_cli_paired(tmp_path, capsys) -> None:
+    old = tmp_path / "old.json"
+    args = ["tournament", "--bots", "basic,random,random", "--games", "3", "--seed", "5",
+            "--duplicate", "--workers", "1", "--quiet"]
+    assert main([*args, "--json", str(old)]) == 0
+    capsys.readouterr()
+    new_args = ["expert" if a == "basic,random,random" else a for a in args]
+    new_args[new_args.index("expert")] = "expert,random,random"
+    assert main([*new_args, "--paired", str(old)]) == 0
+    out = capsys.readouterr().out
+    assert "expert against basic on the same 9 deals and seats" in out
+    assert "percentage points" in out and "a deal" in out
+    # a different seed is refused before anything is played
+    assert main([*new_args[:-1], "--seed", "6", "--quiet", "--paired", str(old)]) == 2
+    assert "differ in their seed" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("argv, message", [
     (["--bots", "expert,nobody"], "unknown bot"),
+    (["--bots", "expert,random", "--paired", "/nonexistent/x.json"], "cannot read"),
     (["--bots", "expert,random", "--players", "3"], "--players 3"),
     (["--bots", "expert,random", "--games", "0"], "--games"),
     (["--bots", "expert,random", "--workers", "0"], "--workers"),

@@ -29,6 +29,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="processes to use (default: one per core; 1 runs in this process)")
     p.add_argument("--json", metavar="FILE", help="write the figures as JSON")
     p.add_argument("--plot", metavar="FILE.png", help="draw win rates and points distributions")
+    p.add_argument("--paired", metavar="FILE.json",
+                   help="compare the first bot deal by deal with the first bot of an earlier "
+                        "run's --json file on the same deals (same seed, players, rules)")
     p.add_argument("--ray-address", metavar="ADDR",
                    help="run on a Ray cluster at ADDR ('local' starts Ray on this machine); needs the ray extra")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -52,7 +55,14 @@ def run(args: argparse.Namespace) -> int:
     from rich.table import Table
 
     from ristiseiska.commands.common import CliError
-    from ristiseiska.tournament import TournamentError, check_setup, plot, run_tournament
+    from ristiseiska.tournament import (
+        TournamentError,
+        check_setup,
+        paired_difference,
+        plot,
+        run_tournament,
+        same_deals,
+    )
 
     rules = _rules(args)
     specs = [s.strip() for s in args.bots.split(",") if s.strip()]
@@ -70,6 +80,13 @@ def run(args: argparse.Namespace) -> int:
                 raise CliError(f"cannot write {path}: folder {parent} does not exist")
     if args.plot and not args.plot.lower().endswith((".png", ".svg", ".pdf")):
         raise CliError(f"--plot {args.plot}: use a .png, .svg or .pdf file name")
+    earlier = _read_paired(args.paired) if args.paired else None
+    if earlier is not None:
+        try:  # before playing: a mismatch found after an hour's run would waste the hour
+            same_deals({"seed": args.seed, "players": len(specs), "duplicate": args.duplicate,
+                        "rules": rules.to_dict()}, earlier)
+        except TournamentError as e:
+            raise CliError(f"--paired {args.paired}: {e}") from None
     try:
         check_setup(rules, specs, args.games)
     except TournamentError as e:
@@ -113,4 +130,31 @@ def run(args: argparse.Namespace) -> int:
             json.dump(t.to_dict(), fh, indent=2)
     if args.plot:
         plot(t, args.plot)
+    if earlier is not None:
+        try:
+            d = paired_difference(t.to_dict(), earlier)
+        except TournamentError as e:
+            raise CliError(f"--paired {args.paired}: {e}") from None
+        w, pts = d["win"], d["points"]
+        print(f"paired with {args.paired}: {d['new']} against {d['old']} on the same "
+              f"{d['deals']} deals and seats")
+        print(f"  wins   {100 * w['new']:.1f}% against {100 * w['old']:.1f}%: "
+              f"{100 * w['difference']:+.1f} ±{100 * w['half_width']:.1f} percentage points (95%)")
+        print(f"  points {pts['new']:.2f} against {pts['old']:.2f}: "
+              f"{pts['difference']:+.2f} ±{pts['half_width']:.2f} a deal (95%; fewer is better)")
     return 0
+
+
+def _read_paired(path: str) -> dict:  # type: ignore[type-arg]
+    from ristiseiska.commands.common import CliError
+
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+    except OSError as e:
+        raise CliError(f"--paired {path}: cannot read it ({e.strerror or e})") from None
+    except (ValueError, UnicodeDecodeError) as e:
+        raise CliError(f"--paired {path}: not a JSON file ({e})") from None
+    if not isinstance(data, dict) or data.get("format") != "ristiseiska-tournament":
+        raise CliError(f"--paired {path}: not a tournament's --json file")
+    return data
