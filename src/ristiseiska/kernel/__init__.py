@@ -155,7 +155,8 @@ POLICIES = {"random": core.POLICY_RANDOM, "greedy": core.POLICY_GREEDY,
 # hands open, the master won 36% against three experts so, 44% with this noise, 39% with
 # random opponents in its playouts). "strong" is the best-playing row found by a small search
 # over the weights in kernel self-play (48.4% wins against three random players, 27.9%
-# against three sensible ones); the master plays its own later moves so.
+# against three sensible ones); the master's own later moves follow "greedy" by default
+# (``master:own=strong`` is measured against it in docs/strength.md).
 WEIGHTS = np.array([
     [0.0, 0.0, 0.0, 0.0],  # random: unused
     [2.0, 1.0, 0.3, 0.5],  # greedy
