@@ -120,6 +120,8 @@ def test_paired_difference_matches_the_deals_seat_by_seat() -> None:
     ({"plays": []}, "no plays"),
     ({"plays": [{"deal": 0}]}, "malformed"),
     ({"format": "something"}, "--json file"),
+    ({"bots": []}, "players or bots"),
+    ({"players": "three"}, "players or bots"),
 ])
 def test_paired_difference_refuses_other_deals(change, message) -> None:
     a = run_tournament(Rules(), ["expert", "random", "random"], 2, seed=2, duplicate=True,

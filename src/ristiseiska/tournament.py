@@ -232,6 +232,20 @@ class Tournament:
         }
 
 
+def check_figures(t: Any, name: str) -> None:
+    """Raise :class:`TournamentError` unless ``t`` looks like a tournament's ``to_dict`` form
+    with its plays (what :func:`paired_difference` reads of it); ``name`` says which."""
+    if not isinstance(t, dict) or t.get("format") != "ristiseiska-tournament":
+        raise TournamentError(f"the {name} figures are not a tournament's --json file")
+    players, bots = t.get("players"), t.get("bots")
+    if (not isinstance(players, int) or players < 1 or not isinstance(bots, list)
+            or not bots or not all(isinstance(b, str) for b in bots)):
+        raise TournamentError(f"the {name} figures lack their players or bots")
+    if not isinstance(t.get("plays"), list) or not t["plays"]:
+        raise TournamentError(f"the {name} figures hold no plays (written by an older "
+                              "version, or empty): run that tournament again with --json")
+
+
 def same_deals(new: dict[str, Any], old: dict[str, Any]) -> None:
     """Raise :class:`TournamentError` unless two tournaments (``to_dict`` forms, or just
     their seed, players, duplicate and rules) deal the same cards to the same seats."""
@@ -258,12 +272,8 @@ def paired_difference(new: dict[str, Any], old: dict[str, Any]) -> dict[str, Any
     >>> d["deals"], d["new"], d["old"]
     (9, 'expert', 'basic')
     """
-    for name, t in (("new", new), ("old", old)):
-        if not isinstance(t, dict) or t.get("format") != "ristiseiska-tournament":
-            raise TournamentError(f"the {name} figures are not a tournament's --json file")
-        if not isinstance(t.get("plays"), list) or not t["plays"]:
-            raise TournamentError(f"the {name} figures hold no plays (written by an older "
-                                  "version, or empty): run that tournament again with --json")
+    check_figures(new, "new")
+    check_figures(old, "old")
     same_deals(new, old)
     n = int(new["players"])
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+from typing import Any
 
 HELP = "play bots against each other over many deals and compare them"
 DESCRIPTION = (
@@ -125,14 +126,15 @@ def run(args: argparse.Namespace) -> int:
         )
     Console(width=max(120, Console().width)).print(table)
     print(f"{t.seconds:.1f} s")
+    figures = t.to_dict()
     if args.json:
         with open(args.json, "w", encoding="utf-8") as fh:
-            json.dump(t.to_dict(), fh, indent=2)
+            json.dump(figures, fh, indent=2)
     if args.plot:
         plot(t, args.plot)
     if earlier is not None:
         try:
-            d = paired_difference(t.to_dict(), earlier)
+            d = paired_difference(figures, earlier)
         except TournamentError as e:
             raise CliError(f"--paired {args.paired}: {e}") from None
         w, pts = d["win"], d["points"]
@@ -145,8 +147,9 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _read_paired(path: str) -> dict:  # type: ignore[type-arg]
+def _read_paired(path: str) -> dict[str, Any]:
     from ristiseiska.commands.common import CliError
+    from ristiseiska.tournament import TournamentError, check_figures
 
     try:
         with open(path, encoding="utf-8") as fh:
@@ -155,6 +158,8 @@ def _read_paired(path: str) -> dict:  # type: ignore[type-arg]
         raise CliError(f"--paired {path}: cannot read it ({e.strerror or e})") from None
     except (ValueError, UnicodeDecodeError) as e:
         raise CliError(f"--paired {path}: not a JSON file ({e})") from None
-    if not isinstance(data, dict) or data.get("format") != "ristiseiska-tournament":
-        raise CliError(f"--paired {path}: not a tournament's --json file")
-    return data
+    try:
+        check_figures(data, "earlier")
+    except TournamentError as e:
+        raise CliError(f"--paired {path}: {e}") from None
+    return dict(data)
