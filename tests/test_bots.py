@@ -291,6 +291,38 @@ def test_master_policy_option_errors() -> None:
         get_bot("master", opp=3)
     with pytest.raises(ValueError, match="win_bonus"):
         get_bot("master", win_bonus=-1)
+    for bad in (-1, 1.5, True, "2"):
+        with pytest.raises(ValueError, match="lookahead"):
+            get_bot("master", lookahead=bad)
+    with pytest.raises(ValueError, match="tries"):
+        get_bot("master", tries=0)
+
+
+def test_master_searches_its_next_choices_and_the_classic_does_not() -> None:
+    """``master`` searches its own next choices in the playouts at a smaller budget of deals;
+    ``master-classic`` keeps the old search; options override either, and the same seed gives
+    the same move with the search on."""
+    from ristiseiska.bots.master import ClassicMasterBot, MasterBot
+
+    m, c = get_bot("master"), get_bot("master-classic")
+    assert isinstance(m, MasterBot) and isinstance(c, ClassicMasterBot)
+    assert (m.lookahead, m.tries, m.rollouts, m.kernel_iterations) == (2, 4, 4, 400)
+    assert (c.lookahead, c.rollouts, c.kernel_iterations) == (0, 8, 800)
+    assert get_bot("master-classic", lookahead=3).lookahead == 3
+    assert get_bot("master", lookahead=0, rollouts=8).rollouts == 8
+    g = Game(Rules(), 4, seed=21)
+    seen = set()
+    for _ in range(12):
+        legal = g.legal_moves()
+        if len(legal) > 1:
+            v = g.view(g.to_move)
+            a = get_bot("master", seed=9, iterations=40)
+            b = get_bot("master", seed=9, iterations=40)
+            mv = a.choose(v)
+            assert mv in legal and b.choose(v) == mv
+            seen.add(a.last_stats["worlds"])
+        g.push(legal[0])
+    assert seen == {40}
 
 
 def test_expert_beats_random_duplicate() -> None:

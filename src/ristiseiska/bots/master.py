@@ -54,8 +54,14 @@ from .knowledge import (
 FULL_MASK = (1 << 52) - 1
 
 DEFAULT_ITERATIONS = 150
-DEFAULT_KERNEL_ITERATIONS = 800
-DEFAULT_ROLLOUTS = 8
+# With the kernel: sampled deals, playouts of each, and how many of the bot's own next choices
+# in every playout are searched (each option played out ``tries`` times in that deal) rather
+# than left to the ``own`` rule; docs/strength.md, "Searching its own next choices". The
+# classic master (``master-classic``) keeps 800 deals, 8 playouts and no search.
+DEFAULT_KERNEL_ITERATIONS = 400
+DEFAULT_ROLLOUTS = 4
+DEFAULT_LOOKAHEAD = 2
+DEFAULT_TRIES = 4
 DEFAULT_TIME_LIMIT = 2.0
 DEFAULT_BETA = 2.0  # sharpness of the sensible-player model (1: as fitted; 0: no weighting)
 DEFAULT_PRIOR = 1.0  # weight of the expert's judgement added to the kernel's (points) values
@@ -197,15 +203,27 @@ def utility(result: Result, seat: int) -> float:
 
 class MasterBot(Bot):
     name = "master"
+    kernel_iterations = DEFAULT_KERNEL_ITERATIONS
+    default_rollouts = DEFAULT_ROLLOUTS
+    default_lookahead = DEFAULT_LOOKAHEAD
 
     def __init__(self, seed: int | None = None, iterations: int | None = None,
                  time_limit: float | None = DEFAULT_TIME_LIMIT,
-                 rollout: str | Policy = "auto", rollouts: int = DEFAULT_ROLLOUTS,
+                 rollout: str | Policy = "auto", rollouts: int | None = None,
                  prior: float = DEFAULT_PRIOR, beta: float = DEFAULT_BETA,
                  oversample: int = DEFAULT_OVERSAMPLE, own: str = DEFAULT_OWN, opp: str = DEFAULT_OPP,
                  win_bonus: float = DEFAULT_WIN_BONUS, learned: bool | int = False,
+                 lookahead: int | None = None, tries: int = DEFAULT_TRIES,
                  **options: Any) -> None:
         super().__init__(seed, **options)
+        if lookahead is None:
+            lookahead = self.default_lookahead
+        if rollouts is None:
+            rollouts = self.default_rollouts
+        for label, x, least in (("lookahead", lookahead, 0), ("tries", tries, 1)):
+            if not isinstance(x, int) or isinstance(x, bool) or x < least:
+                raise ValueError(f"{label} must be an integer ≥ {least}, not {x!r}")
+        self.lookahead, self.tries = lookahead, tries
         if learned not in (0, 1) or isinstance(learned, float):
             raise ValueError(f"learned must be 0 or 1 (false or true), not {learned!r}")
         self.learned = bool(learned)
@@ -415,7 +433,7 @@ class MasterBot(Bot):
         start = time.perf_counter()
         me = view.seat
         rng = self.rng_for(view)
-        iterations = self.iterations or DEFAULT_KERNEL_ITERATIONS
+        iterations = self.iterations or self.kernel_iterations
         masks = self._world_masks(view, rng, iterations)
         if masks is not None:
             return self._search_masks(view, legal, kernel, masks, rng, start)
@@ -453,7 +471,8 @@ class MasterBot(Bot):
                 pos["hands"] = np.array(rows[i], np.uint64)
                 k = len(rows[i])
                 mean = kernel.rollout_values(**pos, n_rollouts=k * self.rollouts, seed=seed,
-                                             policy=policy, wins=won)
+                                             policy=policy, wins=won, lookahead=(
+                                                 me, self.lookahead, self.tries, self.win_bonus))
                 total += (float(mean[me]) - self.win_bonus * float(won[me])) * k
                 count += k
             values.append(-total / count if count else 0.0)
@@ -491,7 +510,8 @@ class MasterBot(Bot):
             pos = kernel.position_from_game(g)
             pos["hands"] = worlds_after(masks, base, g)
             mean = kernel.rollout_values(**pos, n_rollouts=count * self.rollouts, seed=seed,
-                                         policy=policy, wins=won)
+                                         policy=policy, wins=won, lookahead=(
+                                             me, self.lookahead, self.tries, self.win_bonus))
             values.append(-(float(mean[me]) - self.win_bonus * float(won[me])))
         self.last_stats = {
             "worlds": count, "seconds": time.perf_counter() - start,
@@ -568,6 +588,9 @@ class ClassicMasterBot(MasterBot):
     (``learned`` off: its own later moves in the playouts follow the greedy rule)."""
 
     name = "master-classic"
+    kernel_iterations = 800
+    default_rollouts = 8
+    default_lookahead = 0
 
     def __init__(self, seed: int | None = None, learned: bool | int = False,
                  **options: Any) -> None:

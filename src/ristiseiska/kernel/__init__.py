@@ -497,7 +497,8 @@ def rollout_values(hands: Any, lo: Sequence[int], hi: Sequence[int], to_move: in
                    chips: Sequence[int] | None = None, pot: int = 0,
                    penalties: Sequence[int] | None = None, stock: Sequence[int] = (),
                    start_rank: int = 0, policy: Any = None,
-                   wins: np.ndarray | None = None) -> np.ndarray:
+                   wins: np.ndarray | None = None,
+                   lookahead: tuple[int, int, int, float] | None = None) -> np.ndarray:
     """Mean points per seat (the score sheet's points: lower is better) of ``n_rollouts``
     random playouts to the end of the deal.
 
@@ -515,6 +516,9 @@ def rollout_values(hands: Any, lo: Sequence[int], hi: Sequence[int], to_move: in
     card); :func:`position_from_game` and :func:`position_from_view` fill them all. ``rules``: default rules if ``None``; must be within :func:`unsupported`.
     ``policy``: the playout policy per seat (:func:`policy_array`; default: all random).
     ``wins`` (float, n): if given, set to each seat's share of playouts it won (went out).
+    ``lookahead``: ``(seat, depth, tries, win_bonus)``: that seat's first ``depth`` choices
+    in each playout are searched, each option played out ``tries`` times in the same deal
+    (:func:`core.rollouts_lookahead`).
     """
     rules = rules or Rules()
     h = np.asarray(hands, dtype=np.uint64)
@@ -542,13 +546,20 @@ def rollout_values(hands: Any, lo: Sequence[int], hi: Sequence[int], to_move: in
 
     out = np.zeros(n, np.float64)
     won = np.zeros(n, np.int64)
-    core.rollouts(np.ascontiguousarray(h), n, np.asarray(lo, np.int64).copy(),
-                  np.asarray(hi, np.int64).copy(), int(to_move), bool(more),
-                  -1 if receiver is None else int(receiver), aux, per_seat(turns, 2),
-                  per_seat(chips, 0), per_seat(penalties, 0), params, line, pos_of, values,
-                  np.array([int(c) for c in stock], np.int64), int(n_rollouts),
-                  np.uint64(seed & M64), out, policy_array(policy, n), behind_array(rules), won,
-                  WEIGHTS)
+    args = (np.ascontiguousarray(h), n, np.asarray(lo, np.int64).copy(),
+            np.asarray(hi, np.int64).copy(), int(to_move), bool(more),
+            -1 if receiver is None else int(receiver), aux, per_seat(turns, 2),
+            per_seat(chips, 0), per_seat(penalties, 0), params, line, pos_of, values,
+            np.array([int(c) for c in stock], np.int64), int(n_rollouts),
+            np.uint64(seed & M64), out, policy_array(policy, n), behind_array(rules), won,
+            WEIGHTS)
+    if lookahead is not None and lookahead[1] > 0:
+        me, depth, tries, bonus = lookahead
+        if not 0 <= me < n or tries < 1:
+            raise ValueError(f"lookahead={lookahead!r}: needs a seat and at least one try")
+        core.rollouts_lookahead(*args, int(me), int(depth), int(tries), float(bonus))
+    else:
+        core.rollouts(*args)
     if wins is not None:
         wins[:] = won / n_rollouts
     return out / n_rollouts
@@ -561,7 +572,9 @@ def warm_up() -> None:
     rules = Rules()
     play_deals(rules, 4, 0, 2, record=True)
     play_deals(rules, 4, 0, 2, record=False)
-    rollout_values(**position_from_game(Game(rules, 4, seed=0)), n_rollouts=1, seed=0)
+    pos = position_from_game(Game(rules, 4, seed=0))
+    rollout_values(**pos, n_rollouts=1, seed=0)
+    rollout_values(**pos, n_rollouts=1, seed=0, lookahead=(pos["to_move"], 1, 1, 0.0))
     from . import worlds
 
     worlds.warm_up()

@@ -68,6 +68,7 @@ SEAT_SHIFT = 256  # a recorded move is seat * SEAT_SHIFT + code
 # How a deal ended (``ends``): someone went out, the stall limit, or the move list was full
 # (the caller sizes it from the rules so that this cannot happen).
 END_OUT, END_STALL, END_BROKEN = 0, 1, 2
+END_PAUSED = 3  # play_until only: the paused seat has a choice to make
 AUX_HOLDER, AUX_STALL, AUX_POT, AUX_STOCK, AUX_START = 0, 1, 2, 3, 4
 N_AUX = 5
 
@@ -227,6 +228,21 @@ def play_out(hands, n, lo, hi, seat, more, receiver, aux, turns, chips, pens, pa
     """Play random legal moves from the given position to the end of the deal.
 
     ``hands``, ``lo``, ``hi``, ``aux``, ``turns``, ``chips`` and ``pens`` change in place;
+    see :func:`play_until` (this is it without a forced choice or a pause). Returns
+    ``(winner, end, number of moves, rng state)``."""
+    winner, end, nm, state, _s, _m, _o = play_until(
+        hands, n, lo, hi, seat, more, receiver, aux, turns, chips, pens, params, line0,
+        pos_of0, stock, state, moves, record, policy, behind, values, weights, -1, -1)
+    return winner, end, nm, state
+
+
+@njit(cache=True)
+def play_until(hands, n, lo, hi, seat, more, receiver, aux, turns, chips, pens, params, line0,
+               pos_of0, stock, state, moves, record, policy, behind, values, weights, forced,
+               pause):
+    """Play random legal moves from the given position to the end of the deal.
+
+    ``hands``, ``lo``, ``hi``, ``aux``, ``turns``, ``chips`` and ``pens`` change in place;
     ``stock`` holds the stock's cards, top first, from ``aux[AUX_STOCK]`` on.
     ``seat`` is the seat to decide; ``more``: it is in the optional further move (it may stop);
     ``receiver`` >= 0: ``seat`` is choosing a card to give to ``receiver``. Returns
@@ -236,7 +252,16 @@ def play_out(hands, n, lo, hi, seat, more, receiver, aux, turns, chips, pens, pa
     ``values``), ``POLICY_EPSILON`` (greedy, one choice in ten at random) or
     ``POLICY_SENSIBLE`` (the heuristic weighted like the expert bot) or ``POLICY_STRONG`` (the
     best-playing weights found); with every seat
-    random the playout is exactly the uniform one."""
+    random the playout is exactly the uniform one.
+
+    A *choice* is a decision with two or more options: option ``k`` below the number of
+    legal cards plays the ``k``-th of them (in card-id order); the next one stops (in an
+    optional further move) or takes the token (hoarding). ``forced`` >= 0: the first choice
+    takes that option instead of asking the policy. ``pause`` >= 0: stop before any other
+    choice of that seat and return ``END_PAUSED``, the position left in place, so that the
+    caller can pick the option and resume with ``forced``. Returns ``(winner, end, number of
+    moves, rng state, seat to move, more, options)`` (the last three mean something only
+    when paused)."""
     extra = params[P_EXTRA_MOVE] != 0
     multi = params[P_MULTI] != 0
     failure = params[P_FAILURE]
@@ -268,7 +293,7 @@ def play_out(hands, n, lo, hi, seat, more, receiver, aux, turns, chips, pens, pa
     limit = moves.shape[0] if record else 1 << 62
     while True:
         if nm + 2 >= limit:  # no room left to record (the caller sizes it so this never is)
-            return -1, END_BROKEN, nm, state
+            return -1, END_BROKEN, nm, state, seat, more, 0
         if receiver >= 0:  # the giver chooses a card (uniform over their hand)
             h = hands[seat]
             state, k = below(state, popcount(h))
@@ -292,9 +317,27 @@ def play_out(hands, n, lo, hi, seat, more, receiver, aux, turns, chips, pens, pa
             if pol == POLICY_EPSILON:
                 state, k = below(state, 10)
                 pol = POLICY_RANDOM if k == 0 else POLICY_GREEDY
+            k_set = -1
+            if forced >= 0 or pause >= 0:
+                if more:
+                    opts = popcount(lm) + 1
+                elif lm == _ZERO:
+                    opts = 0
+                elif opened and hoard != HOARD_NONE and _may_hoard(lm, hoard):
+                    opts = popcount(lm) + 1
+                else:
+                    opts = popcount(lm)
+                if opts > 1:
+                    if forced >= 0:
+                        k_set = forced
+                        forced = -1
+                    elif seat == pause:
+                        return -1, END_PAUSED, nm, state, seat, more, opts
             if more:
                 cnt = popcount(lm)
-                if pol != POLICY_RANDOM:  # a heuristic: its row of weights
+                if k_set >= 0:
+                    k = k_set
+                elif pol != POLICY_RANDOM:  # a heuristic: its row of weights
                     state, k, key = _heuristic_pick(lm, h, hands, n, seat, behind, values, state,
                                                     weights[pol])
                     if key < 0.0:  # the best next card helps the others more: stop
@@ -345,7 +388,10 @@ def play_out(hands, n, lo, hi, seat, more, receiver, aux, turns, chips, pens, pa
                 cnt = popcount(lm)
                 hoarding = opened and hoard != HOARD_NONE and _may_hoard(lm, hoard)
                 if hoarding:
-                    state, k = below(state, cnt + 1)
+                    if k_set >= 0:
+                        k = k_set
+                    else:
+                        state, k = below(state, cnt + 1)
                     if k == cnt:
                         code = TOKEN
                         if per_miss:
@@ -356,7 +402,9 @@ def play_out(hands, n, lo, hi, seat, more, receiver, aux, turns, chips, pens, pa
                             pens[seat] += params[P_HOARD_PENALTY]
                         end_turn = True
                 elif cnt > 1:
-                    if pol != POLICY_RANDOM:  # a heuristic: its row of weights
+                    if k_set >= 0:
+                        k = k_set
+                    elif pol != POLICY_RANDOM:  # a heuristic: its row of weights
                         state, k, key = _heuristic_pick(lm, h, hands, n, seat, behind, values,
                                                         state, weights[pol])
                     else:
@@ -401,7 +449,7 @@ def play_out(hands, n, lo, hi, seat, more, receiver, aux, turns, chips, pens, pa
                 playable = fits[0] | fits[1] | fits[2] | fits[3]
                 aux[AUX_STALL] = 0
                 if h == _ZERO:
-                    return seat, END_OUT, nm, state
+                    return seat, END_OUT, nm, state, seat, more, 0
                 if (multi or (extra and closing)) and (h & playable) != _ZERO:
                     more = True
                 else:
@@ -412,7 +460,7 @@ def play_out(hands, n, lo, hi, seat, more, receiver, aux, turns, chips, pens, pa
             if not played:
                 aux[AUX_STALL] += 1
                 if aux[AUX_STALL] >= stall_limit:
-                    return -1, END_STALL, nm, state
+                    return -1, END_STALL, nm, state, seat, more, 0
             seat = seat + 1 if seat + 1 < n else 0
             turns[seat] += 1
 
@@ -646,6 +694,103 @@ def rollouts(hands0, n, lo0, hi0, seat, more, receiver, aux0, turns0, chips0, pe
         winner, end, nm, state = play_out(hands, n, lo, hi, seat, more, receiver, aux, turns,
                                           chips, pens, params, line, pos_of, stock, state,
                                           dummy, False, policy, behind, values, weights)
+        if end == END_STALL:
+            stalled += 1
+        score(hands, n, winner, aux, chips, pens, params, values, card_pts, token_pts, net,
+              points)
+        for s in range(n):
+            out[s] += points[s]
+        if winner >= 0:
+            wins[winner] += 1
+    return stalled
+
+
+@njit(cache=True)
+def rollouts_lookahead(hands0, n, lo0, hi0, seat, more, receiver, aux0, turns0, chips0, pens0,
+                       params, line, pos_of, values, stock, n_rollouts, seed, out, policy,
+                       behind, wins, weights, me, depth, tries, win_bonus):
+    """:func:`rollouts` with the first ``depth`` choices of seat ``me`` in every playout
+    searched instead of left to its policy: each option is played out ``tries`` times in the
+    same deal (every seat, ``me`` included, by ``policy``; every option from the same random
+    numbers, so that they differ by the option and not by luck) and the option with the
+    least points, less ``win_bonus`` per playout won, is taken."""
+    hands = np.zeros(n, np.uint64)
+    lo = np.zeros(4, np.int64)
+    hi = np.zeros(4, np.int64)
+    aux = np.zeros(N_AUX, np.int64)
+    turns = np.zeros(n, np.int64)
+    chips = np.zeros(n, np.int64)
+    pens = np.zeros(n, np.int64)
+    h2 = np.zeros(n, np.uint64)
+    lo2 = np.zeros(4, np.int64)
+    hi2 = np.zeros(4, np.int64)
+    aux2 = np.zeros(N_AUX, np.int64)
+    turns2 = np.zeros(n, np.int64)
+    chips2 = np.zeros(n, np.int64)
+    pens2 = np.zeros(n, np.int64)
+    card_pts = np.zeros(n, np.int64)
+    token_pts = np.zeros(n, np.int64)
+    net = np.zeros(n, np.int64)
+    points = np.zeros(n, np.int64)
+    dummy = np.zeros(1, np.int16)
+    k = hands0.shape[0]
+    state = mix64(seed)
+    stalled = 0
+    for r in range(n_rollouts):
+        row = r % k
+        for s in range(n):
+            hands[s] = hands0[row, s]
+            turns[s] = turns0[s]
+            chips[s] = chips0[s]
+            pens[s] = pens0[s]
+        for s in range(4):
+            lo[s] = lo0[s]
+            hi[s] = hi0[s]
+        for j in range(N_AUX):
+            aux[j] = aux0[j]
+        left = depth
+        forced = -1
+        at = seat
+        mo = more
+        rc = receiver
+        while True:
+            pause = me if left > 0 else -1
+            winner, end, nm, state, at, mo, opts = play_until(
+                hands, n, lo, hi, at, mo, rc, aux, turns, chips, pens, params, line, pos_of,
+                stock, state, dummy, False, policy, behind, values, weights, forced, pause)
+            rc = -1
+            forced = -1
+            if end != END_PAUSED:
+                break
+            left -= 1
+            base = state
+            best = -1e300
+            for o in range(opts):
+                st = base
+                total = 0.0
+                for _t in range(tries):
+                    for s in range(n):
+                        h2[s] = hands[s]
+                        turns2[s] = turns[s]
+                        chips2[s] = chips[s]
+                        pens2[s] = pens[s]
+                    for s in range(4):
+                        lo2[s] = lo[s]
+                        hi2[s] = hi[s]
+                    for j in range(N_AUX):
+                        aux2[j] = aux[j]
+                    w2, _e, _nm, st, _a, _m, _o = play_until(
+                        h2, n, lo2, hi2, at, mo, -1, aux2, turns2, chips2, pens2, params, line,
+                        pos_of, stock, st, dummy, False, policy, behind, values, weights, o, -1)
+                    score(h2, n, w2, aux2, chips2, pens2, params, values, card_pts, token_pts,
+                          net, points)
+                    total -= points[me]
+                    if w2 == me:
+                        total += win_bonus
+                if total > best:
+                    best = total
+                    forced = o
+                state = st
         if end == END_STALL:
             stalled += 1
         score(hands, n, winner, aux, chips, pens, params, values, card_pts, token_pts, net,
