@@ -656,6 +656,22 @@ def run_deals(seed, start, count, n, first_dealer, params, line, pos_of, values,
             penalties[d, s] = pens[s]
 
 
+@njit(inline="always")
+def _set_position(hands, lo, hi, aux, turns, chips, pens, hs, los, his, auxs, turnss, chipss,
+                  penss):
+    """Copy a position (the second seven arrays) into the first seven."""
+    for s in range(hands.shape[0]):
+        hands[s] = hs[s]
+        turns[s] = turnss[s]
+        chips[s] = chipss[s]
+        pens[s] = penss[s]
+    for s in range(4):
+        lo[s] = los[s]
+        hi[s] = his[s]
+    for j in range(N_AUX):
+        aux[j] = auxs[j]
+
+
 @njit(cache=True)
 def rollouts(hands0, n, lo0, hi0, seat, more, receiver, aux0, turns0, chips0, pens0, params,
              line, pos_of, values, stock, n_rollouts, seed, out, policy, behind, wins, weights):
@@ -680,17 +696,8 @@ def rollouts(hands0, n, lo0, hi0, seat, more, receiver, aux0, turns0, chips0, pe
     state = mix64(seed)
     stalled = 0
     for r in range(n_rollouts):
-        row = r % k
-        for s in range(n):
-            hands[s] = hands0[row, s]
-            turns[s] = turns0[s]
-            chips[s] = chips0[s]
-            pens[s] = pens0[s]
-        for s in range(4):
-            lo[s] = lo0[s]
-            hi[s] = hi0[s]
-        for j in range(N_AUX):
-            aux[j] = aux0[j]
+        _set_position(hands, lo, hi, aux, turns, chips, pens, hands0[r % k], lo0, hi0, aux0,
+                      turns0, chips0, pens0)
         winner, end, nm, state = play_out(hands, n, lo, hi, seat, more, receiver, aux, turns,
                                           chips, pens, params, line, pos_of, stock, state,
                                           dummy, False, policy, behind, values, weights)
@@ -714,40 +721,20 @@ def rollouts_lookahead(hands0, n, lo0, hi0, seat, more, receiver, aux0, turns0, 
     same deal (every seat, ``me`` included, by ``policy``; every option from the same random
     numbers, so that they differ by the option and not by luck) and the option with the
     least points, less ``win_bonus`` per playout won, is taken."""
-    hands = np.zeros(n, np.uint64)
-    lo = np.zeros(4, np.int64)
-    hi = np.zeros(4, np.int64)
-    aux = np.zeros(N_AUX, np.int64)
-    turns = np.zeros(n, np.int64)
-    chips = np.zeros(n, np.int64)
-    pens = np.zeros(n, np.int64)
-    h2 = np.zeros(n, np.uint64)
-    lo2 = np.zeros(4, np.int64)
-    hi2 = np.zeros(4, np.int64)
-    aux2 = np.zeros(N_AUX, np.int64)
-    turns2 = np.zeros(n, np.int64)
-    chips2 = np.zeros(n, np.int64)
-    pens2 = np.zeros(n, np.int64)
-    card_pts = np.zeros(n, np.int64)
-    token_pts = np.zeros(n, np.int64)
-    net = np.zeros(n, np.int64)
-    points = np.zeros(n, np.int64)
+    # the playout's position, and a copy of it for each try of an option
+    hands, lo, hi, aux = hands0[0].copy(), lo0.copy(), hi0.copy(), aux0.copy()
+    turns, chips, pens = turns0.copy(), chips0.copy(), pens0.copy()
+    h2, lo2, hi2, aux2 = hands.copy(), lo.copy(), hi.copy(), aux.copy()
+    turns2, chips2, pens2 = turns.copy(), chips.copy(), pens.copy()
+    sheet = np.zeros((4, n), np.int64)  # score()'s outputs
+    points = sheet[3]
     dummy = np.zeros(1, np.int16)
     k = hands0.shape[0]
     state = mix64(seed)
     stalled = 0
     for r in range(n_rollouts):
-        row = r % k
-        for s in range(n):
-            hands[s] = hands0[row, s]
-            turns[s] = turns0[s]
-            chips[s] = chips0[s]
-            pens[s] = pens0[s]
-        for s in range(4):
-            lo[s] = lo0[s]
-            hi[s] = hi0[s]
-        for j in range(N_AUX):
-            aux[j] = aux0[j]
+        _set_position(hands, lo, hi, aux, turns, chips, pens, hands0[r % k], lo0, hi0, aux0,
+                      turns0, chips0, pens0)
         left = depth
         forced = -1
         at = seat
@@ -769,21 +756,13 @@ def rollouts_lookahead(hands0, n, lo0, hi0, seat, more, receiver, aux0, turns0, 
                 st = base
                 total = 0.0
                 for _t in range(tries):
-                    for s in range(n):
-                        h2[s] = hands[s]
-                        turns2[s] = turns[s]
-                        chips2[s] = chips[s]
-                        pens2[s] = pens[s]
-                    for s in range(4):
-                        lo2[s] = lo[s]
-                        hi2[s] = hi[s]
-                    for j in range(N_AUX):
-                        aux2[j] = aux[j]
+                    _set_position(h2, lo2, hi2, aux2, turns2, chips2, pens2, hands, lo, hi, aux,
+                                  turns, chips, pens)
                     w2, _e, _nm, st, _a, _m, _o = play_until(
                         h2, n, lo2, hi2, at, mo, -1, aux2, turns2, chips2, pens2, params, line,
                         pos_of, stock, st, dummy, False, policy, behind, values, weights, o, -1)
-                    score(h2, n, w2, aux2, chips2, pens2, params, values, card_pts, token_pts,
-                          net, points)
+                    score(h2, n, w2, aux2, chips2, pens2, params, values, sheet[0], sheet[1],
+                          sheet[2], points)
                     total -= points[me]
                     if w2 == me:
                         total += win_bonus
@@ -793,7 +772,7 @@ def rollouts_lookahead(hands0, n, lo0, hi0, seat, more, receiver, aux0, turns0, 
                 state = st
         if end == END_STALL:
             stalled += 1
-        score(hands, n, winner, aux, chips, pens, params, values, card_pts, token_pts, net,
+        score(hands, n, winner, aux, chips, pens, params, values, sheet[0], sheet[1], sheet[2],
               points)
         for s in range(n):
             out[s] += points[s]
