@@ -158,6 +158,35 @@ def test_bad_requests_are_clear_errors() -> None:
         analyze_record(broken, 0, SMALL)
     with pytest.raises(AnalysisError):
         Budget(worlds=0)
+    for bad in ({"lookahead": -1}, {"tries": 0}, {"lookahead": True}, {"tries": 1.5}):
+        with pytest.raises(AnalysisError, match=next(iter(bad))):
+            Budget(**bad)  # type: ignore[arg-type]
+
+
+def test_the_seats_next_choices_are_searched_in_the_playouts() -> None:
+    """With ``lookahead`` the playouts search the analysed seat's next choices (as the master
+    does); ``lookahead=0`` is the earlier evaluation, with the fixed rule. The search changes
+    the values, stays deterministic for a seed, and both rank every legal move."""
+    from ristiseiska.analysis import evaluate_view
+
+    g = Game(preset("ristiseiska"), 4, seed=8)
+    while len(g.legal_moves()) < 3:
+        g.push(g.legal_moves()[0])
+    view = g.view(g.to_move)
+    plain = evaluate_view(view, Budget(worlds=40, rollouts=2, batches=4, lookahead=0), 5)
+    searched = evaluate_view(view, Budget(worlds=40, rollouts=2, batches=4), 5)
+    assert Budget().lookahead == 2 and Budget().tries == 4
+    assert sorted(m.move for m in plain) == sorted(m.move for m in searched)
+    assert {m.move: m.points for m in plain} != {m.move: m.points for m in searched}
+    again = evaluate_view(view, Budget(worlds=40, rollouts=2, batches=4), 5)
+    assert [(m.move, m.points, m.win) for m in again] == [(m.move, m.points, m.win) for m in searched]
+    # hindsight searches the same way
+    a = analyze_record(random_record(seed=5), 1, Budget(worlds=40, rollouts=2, batches=4,
+                                                         lookahead=0), seed=1, hindsight=True)
+    b = analyze_record(random_record(seed=5), 1, SMALL, seed=1, hindsight=True)
+    assert [d.index for d in a.decisions] == [d.index for d in b.decisions]
+    assert [m.points for d in a.decisions for m in d.moves] != \
+        [m.points for d in b.decisions for m in d.moves]
 
 
 # -- the command --------------------------------------------------------------------------------
@@ -208,6 +237,8 @@ def test_cli_text_in_both_languages_and_the_plot(capsys: Any, tmp_path: Path) ->
     (["--deal", "0"], "counts from 1"),
     (["--plot", "x.svg"], "ending in .png"),
     (["--worlds", "2"], "at least 4"),
+    (["--lookahead", "5"], "--lookahead must be from 0 to 4"),
+    (["--lookahead", "-1"], "--lookahead must be from 0 to 4"),
 ])
 def test_cli_bad_arguments(capsys: Any, argv: list[str], message: str) -> None:
     assert main(["analyze", str(KNOWN), *argv]) == 2
@@ -233,3 +264,15 @@ def test_the_measurement_command_writes_its_figures(tmp_path: Path, capsys: Any)
     assert measure_main(["--speed-only", "--speed", "1", "--json", str(out)]) == 0
     speed = json.loads(out.read_text("utf-8"))["speed"]
     assert speed["deals"] == 1 and 0 < speed["cpu_median"] <= speed["cpu_worst"]
+
+
+def test_cli_lookahead_zero_gives_the_earlier_evaluation(capsys: Any) -> None:
+    base = ["analyze", str(KNOWN), "--deal", "2", "--seat", "3", "--json", "--worlds", "40"]
+    assert main([*base, "--lookahead", "0"]) == 0
+    plain = json.loads(capsys.readouterr().out)
+    assert main(base) == 0
+    searched = json.loads(capsys.readouterr().out)
+    assert main([*base, "--lookahead", "2"]) == 0
+    assert json.loads(capsys.readouterr().out) == searched  # 2 is the default
+    assert [d["index"] for d in plain["decisions"]] == [d["index"] for d in searched["decisions"]]
+    assert plain != searched

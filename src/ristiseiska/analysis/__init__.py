@@ -39,10 +39,15 @@ VERDICTS = ("good", "inaccuracy", "mistake", "blunder", "forced")
 ACCURACY_HALF = 8.0
 
 DEFAULT_WORLDS = 2000
-DEFAULT_ROLLOUTS = 8
+DEFAULT_ROLLOUTS = 2  # per world and move; each playout searches the seat's next choices
 DEFAULT_BATCHES = 4
 DEFAULT_OWN = "strong"  # the analysed seat's later moves in the playouts
 DEFAULT_OPP = "auto"  # the opponents': as each seems to play (the master's model)
+# The analysed seat's next choices inside every playout are searched as the master searches
+# its own (each option played out ``tries`` times in the sampled deal, the best kept), not left
+# to the fixed rule: docs/analysis.md, *Searching the seat's own next choices*.
+DEFAULT_LOOKAHEAD = 2
+DEFAULT_TRIES = 4
 PYTHON_WORLDS = 60  # rule sets outside the kernel: Python playouts are ~100x slower
 
 
@@ -52,20 +57,26 @@ class AnalysisError(ValueError):
 
 @dataclass(frozen=True)
 class Budget:
-    """How hard to look: sampled worlds per decision, playouts per world and move, and the
-    number of independent batches the worlds are split into for the error estimate."""
+    """How hard to look: sampled worlds per decision, playouts per world and move, the
+    number of independent batches the worlds are split into for the error estimate, and how
+    many of the seat's own next choices each playout searches (``lookahead``, ``tries``
+    playouts an option; 0 leaves them to the ``own`` playout rule, the earlier evaluation)."""
 
     worlds: int = DEFAULT_WORLDS
     rollouts: int = DEFAULT_ROLLOUTS
     batches: int = DEFAULT_BATCHES
     own: str = DEFAULT_OWN
     opp: str = DEFAULT_OPP
+    lookahead: int = DEFAULT_LOOKAHEAD
+    tries: int = DEFAULT_TRIES
 
     def __post_init__(self) -> None:
-        for name in ("worlds", "rollouts", "batches"):
+        for name, least in (("worlds", 1), ("rollouts", 1), ("batches", 1), ("lookahead", 0),
+                            ("tries", 1)):
             v = getattr(self, name)
-            if not isinstance(v, int) or isinstance(v, bool) or v < 1:
-                raise AnalysisError(f"{name} must be a positive whole number, not {v!r}")
+            if not isinstance(v, int) or isinstance(v, bool) or v < least:
+                what = "a positive" if least else "a non-negative"
+                raise AnalysisError(f"{name} must be {what} whole number, not {v!r}")
         if self.batches > self.worlds:
             raise AnalysisError("there cannot be more batches than worlds")
 
@@ -312,7 +323,8 @@ def _values_masks(view: Any, legal: list[Move], kernel: Any, masks: Any, bot: An
             pos["hands"] = np.ascontiguousarray(hands[edges[b]:edges[b + 1]])
             k = edges[b + 1] - edges[b]
             mean = kernel.rollout_values(**pos, n_rollouts=k * budget.rollouts, seed=seeds[b],
-                                         policy=policy, wins=won)
+                                         policy=policy, wins=won,
+                                         lookahead=(me, budget.lookahead, budget.tries, 0.0))
             pts[i, b] = float(mean[me])
             wins[i, b] = float(won[me])
     return pts, wins
@@ -379,7 +391,8 @@ def evaluate_open(game: Game, budget: Budget = Budget(), seed: int = 0) -> list[
             pos = kernel.position_from_game(g)
             for b in range(budget.batches):
                 mean = kernel.rollout_values(**pos, n_rollouts=per, seed=seeds[b], policy=policy,
-                                             wins=won)
+                                             wins=won,
+                                             lookahead=(me, budget.lookahead, budget.tries, 0.0))
                 pts[i, b] = float(mean[me])
                 wins[i, b] = float(won[me])
         else:

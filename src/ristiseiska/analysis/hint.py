@@ -30,9 +30,10 @@ from typing import Any
 from ..moves import Move
 from . import Budget, MoveValue, evaluate_view
 
-# The hint's budget: the analysis's sampler and playouts with half its worlds (about 0.15 s a
-# position on a busy two-core machine; the analysis's default is 2000 worlds).
-HINT_BUDGET = Budget(worlds=1000)
+# The hint's budget: the analysis's sampler and searching playouts with half its worlds and
+# one playout per world and move (docs/analysis.md: about 0.05 s of CPU a position, at most
+# 0.3 s; the analysis's default is 2000 worlds, 2 playouts).
+HINT_BUDGET = Budget(worlds=1000, rollouts=1)
 HINT_SECONDS = 1.0  # the time limit: past it the rule of thumb answers (and says so)
 HINT_SEED = 0
 

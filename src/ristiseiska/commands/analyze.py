@@ -1,7 +1,8 @@
 """``ristiseiska analyze``: move-by-move analysis of a recorded deal (issue 15).
 
     ristiseiska analyze games.jsonl [--deal N] [--seat S | --all-seats] [--lang fi|en]
-                        [--json] [--plot FILE.png] [--seed K] [--hindsight]
+                        [--json] [--plot FILE.png] [--seed K] [--worlds W] [--lookahead D]
+                        [--hindsight]
 """
 
 from __future__ import annotations
@@ -9,7 +10,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import replace
 from typing import Any
+
+MAX_LOOKAHEAD = 4  # deeper searches cost more than they tell
 
 HELP = "analyse a recorded deal move by move: the best move, the points lost, a verdict"
 DESCRIPTION = (
@@ -32,6 +36,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--plot", metavar="FILE.png", help="also draw the analysed seats' expected points through the deal")
     p.add_argument("--seed", type=int, default=0, metavar="K", help="seed of the sampling (default 0; the same seed gives the same numbers)")
     p.add_argument("--worlds", type=int, default=None, metavar="W", help="sampled deals of the hidden cards per decision (default %(default)s: the documented budget)")
+    p.add_argument("--lookahead", type=int, default=None, metavar="D", help="how many of the seat's own next choices each playout searches (0–4; default 2; 0 gives the earlier evaluation, which left them to a fixed rule)")
     p.add_argument("--hindsight", action="store_true", help="add the separate hindsight evaluation with every hand known")
 
 
@@ -77,7 +82,13 @@ def run(args: argparse.Namespace) -> int:
         if not 0 <= seat < max(n, 1):
             raise CliError(f"--seat must be a seat of this deal (0–{n - 1}), not {seat}")
         seats = [seat]
-    budget = Budget() if args.worlds is None else Budget(worlds=args.worlds)
+    if args.lookahead is not None and not 0 <= args.lookahead <= MAX_LOOKAHEAD:
+        raise CliError(f"--lookahead must be from 0 to {MAX_LOOKAHEAD}, not {args.lookahead}")
+    budget = Budget()
+    if args.worlds is not None:
+        budget = replace(budget, worlds=args.worlds)
+    if args.lookahead is not None:
+        budget = replace(budget, lookahead=args.lookahead)
     results = []
     try:
         for seat in seats:

@@ -194,7 +194,8 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
-    from ristiseiska.analysis import Budget
+    from dataclasses import replace
+
     from ristiseiska.puzzles import CHECK, PuzzleError, read_puzzles
 
     from .common import CliError
@@ -205,8 +206,7 @@ def _check(args: argparse.Namespace) -> int:
         raise CliError(f"--seed must be from 0 to 2^63 - 1, not {args.seed}")
     if not 1 <= args.jobs <= MAX_JOBS:
         raise CliError(f"--jobs must be from 1 to {MAX_JOBS}, not {args.jobs}")
-    budget = CHECK if args.worlds is None else Budget(worlds=args.worlds, rollouts=CHECK.rollouts,
-                                                      batches=CHECK.batches)
+    budget = CHECK if args.worlds is None else replace(CHECK, worlds=args.worlds)
     try:
         items = read_puzzles(args.file)
     except PuzzleError as e:

@@ -22,7 +22,7 @@ import json
 import math
 import random
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from importlib import resources
 from typing import Any
@@ -37,9 +37,9 @@ Z = 4.0  # ... and by at least Z standard errors of that difference
 CHECK_MARGIN = 3.0  # `puzzles check`: still best by this much (the analysis's inaccuracy step)
 CHECK_Z = 2.0  # ... and by this many standard errors at the larger budget
 
-SCREEN = Budget(worlds=300, rollouts=4, batches=4)  # a quick look at every decision
-MAKE = Budget(worlds=2000, rollouts=8, batches=8)  # the analysis's default budget, as two looks
-CHECK = Budget(worlds=4000, rollouts=8, batches=8)  # twice the worlds, other seeds
+SCREEN = Budget(worlds=300, rollouts=1, batches=4)  # a quick look at every decision
+MAKE = Budget(worlds=2000, rollouts=2, batches=8)  # the analysis's default budget, as two looks
+CHECK = Budget(worlds=4000, rollouts=2, batches=8)  # twice the worlds, other seeds
 SCREEN_GAP = 0.6 * MARGIN  # a decision goes on to the full budget when the quick gap is this
 
 MAX_GAMES = 10_000
@@ -97,8 +97,8 @@ def evaluate_twice(view: Any, budget: Budget, seed: int,
     two looks' batch errors and the disagreement between the looks, so a position whose value
     hangs on a few sampled deals (the batches of one sample then agree with each other but not
     with another sample) is not taken for a clear one."""
-    half = Budget(worlds=max(1, budget.worlds // 2), rollouts=budget.rollouts,
-                  batches=max(2, budget.batches // 2), own=budget.own, opp=budget.opp)
+    half = replace(budget, worlds=max(1, budget.worlds // 2),
+                   batches=max(2, budget.batches // 2))
     looks = [evaluate_view(view, half, _mix(seed, k), legal) for k in (1, 2)]
     by = [{m.move: m for m in look} for look in looks]
     moves = [m.move for m in looks[0]]
