@@ -87,6 +87,13 @@ def test_own_seat_analysed_off_the_loop_and_stored(db: str) -> None:
         r = client.post(f"/api/tables/{tid}/deals/0/analysis", json={"seat": 0, "token": token})
         assert r.status_code == 200 and r.json()["analysis"] == a
         assert not analysis_api._jobs
+    # the row says how it was computed: the searching evaluation at the default budget
+    import sqlite3
+
+    path = db.split("///", 1)[1]
+    with sqlite3.connect(path) as con:
+        (budget,) = con.execute("SELECT budget FROM rs_analyses").fetchone()
+    assert budget == "worlds=2000;rollouts=2;lookahead=2;seed=0" == analysis_api.BUDGET
 
 
 def test_every_seat_is_open_once_the_match_is_over(db: str, monkeypatch: Any) -> None:

@@ -22,7 +22,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 
-from ..analysis import DEFAULT_WORLDS
+from ..analysis import DEFAULT_LOOKAHEAD, DEFAULT_ROLLOUTS, DEFAULT_WORLDS
 from ..lifeline import stop_pool, worker_pool
 from ..store.analysis import load_analysis, save_analysis
 from .security import json_body
@@ -30,7 +30,10 @@ from .tables import ActionError, finished, record_of
 
 router = APIRouter()
 ANALYSIS_SEED = 0  # fixed: the same deal always gets the same numbers
-BUDGET = f"worlds={DEFAULT_WORLDS};seed={ANALYSIS_SEED}"
+# Stored with each analysis: how it was computed (rows from before the playouts searched the
+# seat's own choices say "worlds=2000;seed=0" and are kept as they were made).
+BUDGET = (f"worlds={DEFAULT_WORLDS};rollouts={DEFAULT_ROLLOUTS};lookahead={DEFAULT_LOOKAHEAD};"
+          f"seed={ANALYSIS_SEED}")
 
 _pool: concurrent.futures.ProcessPoolExecutor | None = None
 _jobs: dict[tuple[int, str, int, int], asyncio.Future[dict[str, Any]]] = {}
