@@ -93,7 +93,7 @@ def test_own_seat_analysed_off_the_loop_and_stored(db: str) -> None:
     path = db.split("///", 1)[1]
     with sqlite3.connect(path) as con:
         (budget,) = con.execute("SELECT budget FROM rs_analyses").fetchone()
-    assert budget == "worlds=2000;rollouts=2;lookahead=2;seed=0" == analysis_api.BUDGET
+    assert budget == "worlds=2000;rollouts=1;lookahead=2;seed=0" == analysis_api.BUDGET
 
 
 def test_every_seat_is_open_once_the_match_is_over(db: str, monkeypatch: Any) -> None:

@@ -39,7 +39,7 @@ VERDICTS = ("good", "inaccuracy", "mistake", "blunder", "forced")
 ACCURACY_HALF = 8.0
 
 DEFAULT_WORLDS = 2000
-DEFAULT_ROLLOUTS = 2  # per world and move; each playout searches the seat's next choices
+DEFAULT_ROLLOUTS = 1  # per world and move; each playout searches the seat's next choices
 DEFAULT_BATCHES = 4
 DEFAULT_OWN = "strong"  # the analysed seat's later moves in the playouts
 DEFAULT_OPP = "auto"  # the opponents': as each seems to play (the master's model)

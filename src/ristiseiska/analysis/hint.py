@@ -30,9 +30,9 @@ from typing import Any
 from ..moves import Move
 from . import Budget, MoveValue, evaluate_view
 
-# The hint's budget: the analysis's sampler and searching playouts with half its worlds and
-# one playout per world and move (docs/analysis.md: about 0.05 s of CPU a position, at most
-# 0.3 s; the analysis's default is 2000 worlds, 2 playouts).
+# The hint's budget: the analysis's sampler and searching playouts with half its worlds
+# (docs/analysis.md: about 0.05 s of CPU a position, at most 0.3 s; the analysis's default is
+# 2000 worlds, one playout each per move).
 HINT_BUDGET = Budget(worlds=1000, rollouts=1)
 HINT_SECONDS = 1.0  # the time limit: past it the rule of thumb answers (and says so)
 HINT_SEED = 0

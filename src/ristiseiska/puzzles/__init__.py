@@ -38,7 +38,7 @@ CHECK_MARGIN = 3.0  # `puzzles check`: still best by this much (the analysis's i
 CHECK_Z = 2.0  # ... and by this many standard errors at the larger budget
 
 SCREEN = Budget(worlds=300, rollouts=1, batches=4)  # a quick look at every decision
-MAKE = Budget(worlds=2000, rollouts=2, batches=8)  # the analysis's default budget, as two looks
+MAKE = Budget(worlds=2000, rollouts=2, batches=8)  # the analysis's worlds, twice its playouts, as two looks
 CHECK = Budget(worlds=4000, rollouts=2, batches=8)  # twice the worlds, other seeds
 SCREEN_GAP = 0.6 * MARGIN  # a decision goes on to the full budget when the quick gap is this
 
