@@ -422,7 +422,10 @@ async def test_the_first_deal_waits_for_every_friend(live_server: LiveServer, br
     tid = await _lobby_table(a, live_server, ["friend", "bot", "friend"])
     table = live_server.table(tid)
     await a.wait_for_selector("[data-testid=waiting]")
-    assert await a.locator("[data-action=start-now]").count() == 1  # the host may start
+    # the host may start: the button comes once the server has confirmed the host's seat (the
+    # waiting panel can show a moment before that; CI once read the count in between)
+    await a.wait_for_selector("[data-action=start-now]")
+    assert await a.locator("[data-action=start-now]").count() == 1
     assert await a.locator("[data-action=replace]").count() == 0  # nobody to replace yet
     await a.wait_for_timeout(500)
     assert table.game.moves == [] and not table.started
