@@ -80,6 +80,11 @@ class Budget:
         if self.batches > self.worlds:
             raise AnalysisError("there cannot be more batches than worlds")
 
+    def search(self, seat: int) -> tuple[int, int, int, float]:
+        """The kernel's ``lookahead`` for ``seat``: its choices searched by points alone (the
+        analysis judges by points; no bonus for going out first)."""
+        return (seat, self.lookahead, self.tries, 0.0)
+
 
 @dataclass
 class MoveValue:
@@ -323,8 +328,7 @@ def _values_masks(view: Any, legal: list[Move], kernel: Any, masks: Any, bot: An
             pos["hands"] = np.ascontiguousarray(hands[edges[b]:edges[b + 1]])
             k = edges[b + 1] - edges[b]
             mean = kernel.rollout_values(**pos, n_rollouts=k * budget.rollouts, seed=seeds[b],
-                                         policy=policy, wins=won,
-                                         lookahead=(me, budget.lookahead, budget.tries, 0.0))
+                                         policy=policy, wins=won, lookahead=budget.search(me))
             pts[i, b] = float(mean[me])
             wins[i, b] = float(won[me])
     return pts, wins
@@ -391,8 +395,7 @@ def evaluate_open(game: Game, budget: Budget = Budget(), seed: int = 0) -> list[
             pos = kernel.position_from_game(g)
             for b in range(budget.batches):
                 mean = kernel.rollout_values(**pos, n_rollouts=per, seed=seeds[b], policy=policy,
-                                             wins=won,
-                                             lookahead=(me, budget.lookahead, budget.tries, 0.0))
+                                             wins=won, lookahead=budget.search(me))
                 pts[i, b] = float(mean[me])
                 wins[i, b] = float(won[me])
         else:

@@ -36,7 +36,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--plot", metavar="FILE.png", help="also draw the analysed seats' expected points through the deal")
     p.add_argument("--seed", type=int, default=0, metavar="K", help="seed of the sampling (default 0; the same seed gives the same numbers)")
     p.add_argument("--worlds", type=int, default=None, metavar="W", help="sampled deals of the hidden cards per decision (default %(default)s: the documented budget)")
-    p.add_argument("--lookahead", type=int, default=None, metavar="D", help="how many of the seat's own next choices each playout searches (0–4; default 2; 0 gives the earlier evaluation, which left them to a fixed rule)")
+    p.add_argument("--lookahead", type=int, default=None, metavar="D", help="how many of the seat's own next choices each playout searches (0–4; default 2; 0 gives the earlier evaluation, which left them to a fixed rule; rule sets outside the compiled kernel never search)")
     p.add_argument("--hindsight", action="store_true", help="add the separate hindsight evaluation with every hand known")
 
 
