@@ -459,3 +459,32 @@ def test_compiled_world_sampler_respects_what_is_known(name: str) -> None:
                 assert out[0, s, 0] == pytest.approx(r) and out[0, s, 1] == pytest.approx(sv)
         checked += 1
     assert checked >= 3
+
+
+@pytest.mark.parametrize(("name", "bot", "pick_expert"), [
+    ("ristiseiska", "master", True), ("sjuan", "master", False),
+    ("sjuan", "master-classic", True), ("ristiseiska-pyynto", "master", True)])
+def test_master_weighs_the_expert_by_the_rules_card_points(name: str, bot: str,
+                                                            pick_expert: bool) -> None:
+    """The expert's judgement (in freed cards) is added to the search's values (in points)
+    with ``prior`` times the rules' mean card points over the default rules' 8: where a card
+    is worth one point (Sjuan) it counts an eighth as much; ``master-classic`` keeps the same
+    weight everywhere. A search two points in favour of one move and an expert ten points in
+    favour of another: with the full weight the expert's move is played, with an eighth not."""
+    from ristiseiska.bots.master import prior_scale
+
+    assert prior_scale(preset("ristiseiska")) == 1.0
+    assert prior_scale(preset("sjuan")) == prior_scale(preset("fan-tan")) == 0.125
+    g = Game(preset(name), 4, seed=5)
+    while len(g.legal_moves()) < 2:
+        g.push(g.legal_moves()[0])
+    v = g.view(g.to_move)
+    legal = list(g.legal_moves())
+    b = get_bot(bot, seed=1, iterations=4)
+    assert b._kernel_for(v) is not None
+    searched, liked = legal[0], legal[1]
+    b.search_kernel = lambda view, lg, kernel: {  # type: ignore[method-assign]
+        "value": [2.0 if m == searched else 0.0 for m in lg], "worlds": 4}
+    b._expert.score_moves = lambda f, lg: [  # type: ignore[method-assign]
+        (10.0 if m == liked else 0.0, m, None) for m in lg]
+    assert b.choose(v) == (liked if pick_expert else searched)
