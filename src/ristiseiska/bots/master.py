@@ -38,6 +38,7 @@ import numpy as np
 from ..cards import Card
 from ..game import Game
 from ..moves import PLAY, Move
+from ..rules import Rules
 from ..scoring import Result
 from .base import Bot, Reason, legal_of
 from .expert import ExpertBot, Features
@@ -65,7 +66,6 @@ DEFAULT_TRIES = 4
 DEFAULT_TIME_LIMIT = 2.0
 DEFAULT_BETA = 2.0  # sharpness of the sensible-player model (1: as fitted; 0: no weighting)
 DEFAULT_PRIOR = 1.0  # weight of the expert's judgement added to the kernel's (points) values
-DEFAULT_MEAN_CARD_POINTS = 8.0  # the default rules: 2–13 by rank, ace 14
 DEFAULT_OVERSAMPLE = 10  # deals drawn per deal kept (compiled sampling; at most 3 in Python)
 DEFAULT_OWN = "greedy"  # the kernel playout policy of the searching seat's later moves
 DEFAULT_OPP = "auto"  # ... and of the opponents (a model of how they play)
@@ -209,8 +209,12 @@ def prior_scale(rules: Any) -> float:
     a point a card (Sjuan, Fan Tan) the same weight let the expert outvote the search (the
     median spread of its term over a decision's moves was 3.2 points against the search's
     2.1, in the default rules 4.3 against 7.8). Measured: docs/strength.md."""
+    return _mean_card_points(rules) / _mean_card_points(Rules())
+
+
+def _mean_card_points(rules: Any) -> float:
     values = _type_values(rules)
-    return sum(values) / len(values) / DEFAULT_MEAN_CARD_POINTS
+    return sum(values) / len(values)
 
 
 class MasterBot(Bot):
