@@ -93,3 +93,40 @@ def test_rollout_wins_are_shares() -> None:
 def test_bad_policy_is_refused(bad: object) -> None:
     with pytest.raises(ValueError):
         kernel.play_deals(preset("ristiseiska"), 4, 1, 1, policy=bad)
+
+
+def _give_agreement(policy: str) -> tuple[float, int]:
+    """How often a kernel giver (``policy`` at every seat, ask-a-card) hands over a card the
+    expert bot scores best in the same position, replayed in the engine."""
+    from ristiseiska.bots.expert import ExpertBot, Features
+    from ristiseiska.cards import parse_card
+    from ristiseiska.moves import Move
+    from ristiseiska.record import replay_record
+
+    rules = preset("ristiseiska-pyynto")
+    run = kernel.play_deals(rules, 4, seed=21, count=150, record=True, policy=policy)
+    expert = ExpertBot()
+    same = total = 0
+    for rec in run.records():
+        g = replay_record({**rec, "events": [], "result": None})
+        for ev in rec["events"]:
+            move = Move(ev["type"], parse_card(ev["card"]) if "card" in ev else None)
+            legal = g.legal_moves()
+            if ev["type"] == "give" and len(legal) > 1:
+                scored = expert._score_gives(Features(g.view(g.to_move)), tuple(legal))
+                top = max(s for s, _m, _r in scored)
+                best = {m.card for s, m, _r in scored if s >= top - 1e-9}
+                same += move.card in best
+                total += 1
+            g.push(move)
+    return same / total, total
+
+
+def test_heuristic_givers_give_what_the_expert_would() -> None:
+    """With asking, a heuristic policy gives the card the expert bot would (far from the table,
+    expensive, nothing of its own behind it, not playable); random play gives any card."""
+    heuristic, n = _give_agreement("greedy")
+    uniform, m = _give_agreement("random")
+    assert n >= 100 and m >= 100
+    assert heuristic > 0.85, heuristic
+    assert uniform < 0.5, uniform

@@ -172,3 +172,46 @@ def test_any_kernel_rule_set_matches_the_engine(order, ace, failure, hoarding, e
         assume(False)
     assume(unsupported(rules, players) is None)
     check_against_engine(rules, players, rows=2, steps=120, seed=seed)
+
+
+def _received_fits(pol: str) -> tuple[float, int]:
+    """How often a card handed to the caller's seat (ask-a-card) by kernel opponents playing
+    ``pol`` lies next to the table (or is an unopened suit's seven): a card it could use."""
+    env = vecenv.VecEnv(preset("ristiseiska-pyynto"), 4, 32, seed=3,
+                        opponents=[None, pol, pol, pol])
+    env.reset()
+    rng = np.random.default_rng(0)
+    full = (1 << 52) - 1
+    fit = total = 0
+    for _ in range(300):
+        before = env.hands.copy()
+        _, _, _, _, done = env.step(env.random_actions(rng))
+        for i in range(env.num_envs):
+            got = int(env.hands[i, 0]) & ~int(before[i, 0])
+            if done[i] or not got:
+                continue
+            table = full
+            for s in range(4):
+                table &= ~int(before[i, s])
+            near = 0
+            for suit in range(4):
+                ranks = [r for r in range(13) if (table >> (suit * 13 + r)) & 1]
+                if not ranks:
+                    near |= 1 << (suit * 13 + 6)
+                    continue
+                if min(ranks) > 0:
+                    near |= 1 << (suit * 13 + min(ranks) - 1)
+                if max(ranks) < 12:
+                    near |= 1 << (suit * 13 + max(ranks) + 1)
+            total += 1
+            fit += bool(got & near)
+    return fit / total, total
+
+
+def test_opponents_inside_give_like_the_expert() -> None:
+    """Asked for a card, the kernel's heuristic opponents give one far from the table (as the
+    expert does and as the kernel's playouts do); random ones give any card."""
+    careful, n = _received_fits("greedy")
+    anyhow, m = _received_fits("random")
+    assert n >= 200 and m >= 200
+    assert careful < 0.06 and anyhow > 0.15, (careful, anyhow)

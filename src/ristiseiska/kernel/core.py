@@ -222,6 +222,38 @@ def _heuristic_pick(lm, h, hands, n, seat, behind, values, state, w):
     return state, best_k, best_key
 
 
+@njit(cache=True)  # not inlined: numba unified its names with _heuristic_pick's (a float card)
+def _give_pick(h, lo, hi, pos_of, params, playable, behind, values):
+    """The card a sensible player gives when asked (the expert bot's rule): far from the
+    table, expensive, not one that its own cards wait behind, not one that fits now. Without
+    it every playout's giver handed over a random card, often one that fits at once, which
+    the real players (and the expert) avoid."""
+    best_c = np.int64(-1)
+    best_key = -1e18
+    center = params[P_CENTER]
+    m = h
+    while m != _ZERO:
+        c = np.int64(trailing_zeros(m))
+        m &= m - _ONE
+        s = c // 13
+        p = pos_of[c - s * 13]
+        if lo[s] == 0:
+            d = p - center if p > center else center - p
+        elif p < lo[s]:
+            d = lo[s] - p - 1
+        elif p > hi[s]:
+            d = p - hi[s] - 1
+        else:
+            d = 0
+        key = d + 0.15 * values[c] - 1.5 * popcount(behind[c] & h)
+        if (playable >> np.uint64(c)) & _ONE:
+            key -= 3.0
+        if key > best_key:
+            best_key = key
+            best_c = c
+    return best_c
+
+
 @njit(cache=True)
 def play_out(hands, n, lo, hi, seat, more, receiver, aux, turns, chips, pens, params, line0,
              pos_of0, stock, state, moves, record, policy, behind, values, weights):
@@ -251,8 +283,9 @@ def play_until(hands, n, lo, hi, seat, more, receiver, aux, turns, chips, pens, 
     over the legal moves), ``POLICY_GREEDY`` (:func:`_heuristic_pick`, needs ``behind`` and
     ``values``), ``POLICY_EPSILON`` (greedy, one choice in ten at random) or
     ``POLICY_SENSIBLE`` (the heuristic weighted like the expert bot) or ``POLICY_STRONG`` (the
-    best-playing weights found); with every seat
-    random the playout is exactly the uniform one.
+    best-playing weights found); a seat asked for a card gives a uniformly random one under
+    ``POLICY_RANDOM`` and the expert bot's choice (:func:`_give_pick`) under the others;
+    with every seat random the playout is exactly the uniform one.
 
     A *choice* is a decision with two or more options: option ``k`` below the number of
     legal cards plays the ``k``-th of them (in card-id order); the next one stops (in an
@@ -294,10 +327,13 @@ def play_until(hands, n, lo, hi, seat, more, receiver, aux, turns, chips, pens, 
     while True:
         if nm + 2 >= limit:  # no room left to record (the caller sizes it so this never is)
             return -1, END_BROKEN, nm, state, seat, more, 0
-        if receiver >= 0:  # the giver chooses a card (uniform over their hand)
+        if receiver >= 0:  # the giver chooses a card
             h = hands[seat]
-            state, k = below(state, popcount(h))
-            c = kth_bit(h, k)
+            if policy[seat] == POLICY_RANDOM:  # uniform over the hand
+                state, k = below(state, popcount(h))
+                c = kth_bit(h, k)
+            else:
+                c = _give_pick(h, lo, hi, pos_of, params, playable, behind, values)
             hands[seat] = h ^ (_ONE << np.uint64(c))
             hands[receiver] |= _ONE << np.uint64(c)
             if record:

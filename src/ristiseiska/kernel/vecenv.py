@@ -65,6 +65,7 @@ from .core import (
     POLICY_RANDOM,
     STOCK_MAX,
     TOKEN_PER_MISS,
+    _give_pick,
     _heuristic_pick,
     _may_hoard,
     _setup_chips,
@@ -372,12 +373,17 @@ def _apply(i, n, a, st, hands, turns, chips, pens, stock, lines, poss, params, t
 
 
 @njit(cache=True)
-def _choose(i, n, pol, st, hands, playable, rng, behind, values, weights, mask_row):
+def _choose(i, n, pol, st, hands, playable, rng, behind, values, weights, mask_row, poss,
+            params):
     """An action of a kernel policy for row ``i`` (its legal mask in ``mask_row``)."""
     state = rng[i]
     seat = st[i, C_SEAT]
     h = hands[i, seat]
-    if st[i, C_RECV] >= 0:
+    if st[i, C_RECV] >= 0:  # asked for a card: as in the kernel's playouts (core.play_until)
+        if pol != POLICY_RANDOM:
+            c = _give_pick(h, st[i, C_LO:C_LO + 4], st[i, C_HI:C_HI + 4], poss[i], params,
+                           playable, behind, values)
+            return A_GIVE + np.int64(c)
         state, k = below(state, popcount(h))
         rng[i] = state
         return A_GIVE + kth_bit(h, k)
@@ -460,7 +466,8 @@ def vec_step(actions, apply_actions, n, num_envs, seed, policy, reward_mode, st,
             pol = policy[st[i, C_SEAT]]
             if pol == -1:
                 break
-            a = _choose(i, n, pol, st, hands, playable, rng, behind, values, weights, mask[i])
+            a = _choose(i, n, pol, st, hands, playable, rng, behind, values, weights, mask[i],
+                        poss, params)
             winner = _apply(i, n, a, st, hands, turns, chips, pens, stock, lines, poss, params,
                             tab)
         _observe(i, n, st, hands, chips, tab, fits, stock_len, obs[i])
@@ -630,7 +637,8 @@ def vec_step_ex(actions, active, learner, n, num_envs, seed, policy, reward_mode
             pol = policy[st[i, C_SEAT]]
             if pol == -1:
                 break
-            a = _choose(i, n, pol, st, hands, playable, rng, behind, values, weights, mask[i])
+            a = _choose(i, n, pol, st, hands, playable, rng, behind, values, weights, mask[i],
+                        poss, params)
             if know:
                 _know_before(i, n, a, st, params, playable, absent, recent)
             winner = _apply(i, n, a, st, hands, turns, chips, pens, stock, lines, poss, params,

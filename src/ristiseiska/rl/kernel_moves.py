@@ -16,13 +16,13 @@ from ..kernel.vecenv import _choose, _playable
 
 
 @njit(cache=True)
-def _kernel_actions(rows, pols, n, st, hands, lines, params, rng, behind, values, weights, mask,
-                    out):
+def _kernel_actions(rows, pols, n, st, hands, lines, poss, params, rng, behind, values, weights,
+                    mask, out):
     for j in range(rows.shape[0]):
         i = rows[j]
         playable = _playable(st, i, params, lines[i])
         out[j] = _choose(i, n, pols[j], st, hands, playable, rng, behind, values, weights,
-                         mask[i])
+                         mask[i], poss, params)
 
 
 def kernel_actions(vec, rows: np.ndarray, policy: int) -> np.ndarray:
@@ -31,6 +31,6 @@ def kernel_actions(vec, rows: np.ndarray, policy: int) -> np.ndarray:
     rows = np.asarray(rows, np.int64)
     out = np.zeros(rows.shape[0], np.int64)
     pols = np.full(rows.shape[0], policy, np.int64)
-    _kernel_actions(rows, pols, vec.n, vec.st, vec.hands, vec.lines, vec.params, vec.rng,
+    _kernel_actions(rows, pols, vec.n, vec.st, vec.hands, vec.lines, vec.poss, vec.params, vec.rng,
                     vec.behind, vec.values, WEIGHTS, vec.mask, out)
     return out
