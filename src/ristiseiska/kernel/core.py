@@ -222,7 +222,7 @@ def _heuristic_pick(lm, h, hands, n, seat, behind, values, state, w):
     return state, best_k, best_key
 
 
-@njit(cache=True)  # not inlined: numba unified its names with _heuristic_pick's (a float card)
+@njit(cache=True)  # a plain call: a give is rare next to the plays
 def _give_pick(h, lo, hi, pos_of, params, playable, behind, values):
     """The card a sensible player gives when asked (the expert bot's rule): far from the
     table, expensive, not one that its own cards wait behind, not one that fits now. Without

@@ -383,7 +383,7 @@ def _choose(i, n, pol, st, hands, playable, rng, behind, values, weights, mask_r
         if pol != POLICY_RANDOM:
             c = _give_pick(h, st[i, C_LO:C_LO + 4], st[i, C_HI:C_HI + 4], poss[i], params,
                            playable, behind, values)
-            return A_GIVE + np.int64(c)
+            return A_GIVE + np.int64(c)  # (written as one sum, numba typed it a float)
         state, k = below(state, popcount(h))
         rng[i] = state
         return A_GIVE + kth_bit(h, k)
