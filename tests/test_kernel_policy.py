@@ -130,3 +130,53 @@ def test_heuristic_givers_give_what_the_expert_would() -> None:
     assert n >= 100 and m >= 100
     assert heuristic > 0.85, heuristic
     assert uniform < 0.5, uniform
+
+
+def _hoards(policy: str, hoarding: str) -> dict[str, int]:
+    """Kernel deals with hoarding allowed (``policy`` at every seat), replayed in the engine:
+    at every choice between a card and the token, whether the seat took the token, whether the
+    token was already its own, and whether the expert bot would have taken it there."""
+    from dataclasses import replace
+
+    from ristiseiska.bots.expert import ExpertBot
+    from ristiseiska.cards import parse_card
+    from ristiseiska.moves import Move
+    from ristiseiska.record import replay_record
+
+    rules = replace(preset("ristiseiska"), hoarding=hoarding)
+    run = kernel.play_deals(rules, 4, seed=31, count=120, record=True, policy=policy)
+    expert = ExpertBot()
+    tally = {"choices": 0, "own": 0, "took_own": 0, "took_costly": 0, "costly": 0,
+             "agree": 0}
+    for rec in run.records():
+        g = replay_record({**rec, "events": [], "result": None})
+        for ev in rec["events"]:
+            move = Move(ev["type"], parse_card(ev["card"]) if "card" in ev else None)
+            legal = g.legal_moves()
+            if any(m.kind == "token" for m in legal) and any(m.kind == "play" for m in legal):
+                view = g.view(g.to_move)
+                own = view.token_holder == view.seat
+                took = move.kind == "token"
+                tally["choices"] += 1
+                tally["own"] += own
+                tally["costly"] += not own
+                tally["took_own"] += took and own
+                tally["took_costly"] += took and not own
+                tally["agree"] += took == (expert.decide(view)[0].kind == "token")
+            g.push(move)
+    return tally
+
+
+@pytest.mark.parametrize("hoarding", ["all-but-sevens", "sevens-sixes-eights"])
+def test_heuristic_seats_hoard_as_the_expert_would(hoarding: str) -> None:
+    """With hoarding allowed a heuristic seat takes the token instead of a card only when the
+    token is already its own (so it costs nothing) and its best card would help the others
+    more, as the expert bot does; random play takes it at random, whatever it costs."""
+    heuristic = _hoards("greedy", hoarding)
+    uniform = _hoards("random", hoarding)
+    assert heuristic["choices"] >= 100 and uniform["choices"] >= 100, (heuristic, uniform)
+    assert heuristic["took_costly"] == 0, heuristic
+    assert uniform["took_costly"] > 0.2 * uniform["costly"], uniform
+    assert heuristic["took_own"] > 0, heuristic  # it does hoard when that is free
+    assert heuristic["agree"] > 0.85 * heuristic["choices"], heuristic
+    assert uniform["agree"] < heuristic["agree"] / heuristic["choices"] * uniform["choices"]

@@ -215,3 +215,43 @@ def test_opponents_inside_give_like_the_expert() -> None:
     anyhow, m = _received_fits("random")
     assert n >= 200 and m >= 200
     assert careful < 0.06 and anyhow > 0.15, (careful, anyhow)
+
+
+def _vec_hoards(pol: str) -> dict[str, int]:
+    """At every choice between a card and the token (hoarding allowed) in vector-environment
+    deals, what kernel policy ``pol`` would do there (``rl.kernel_moves``, the choice the
+    environment's kernel opponents make): token taken while it is its own or someone else's."""
+    from dataclasses import replace
+
+    from ristiseiska.kernel import POLICIES
+    from ristiseiska.rl.kernel_moves import kernel_actions
+
+    rules = replace(preset("ristiseiska"), hoarding="all-but-sevens")
+    env = vecenv.VecEnv(rules, 4, 32, seed=5)
+    env.reset()
+    rng = np.random.default_rng(1)
+    tally = {"own": 0, "costly": 0, "took_own": 0, "took_costly": 0}
+    for _ in range(150):
+        rows = [i for i in range(env.num_envs)
+                if env.mask[i, vecenv.A_TOKEN] and env.mask[i, :52].any()
+                and env.st[i, vecenv.C_MORE] == 0]
+        if rows:
+            acts = kernel_actions(env, np.array(rows), POLICIES[pol])
+            for i, a in zip(rows, acts, strict=True):
+                own = env.st[i, vecenv.C_AUX + 0] == env.st[i, vecenv.C_SEAT]  # AUX_HOLDER
+                key = "own" if own else "costly"
+                tally[key] += 1
+                tally["took_" + key] += int(a == vecenv.A_TOKEN)
+        env.step(env.random_actions(rng))
+    return tally
+
+
+def test_opponents_inside_hoard_like_the_expert() -> None:
+    """With hoarding allowed, the kernel's heuristic opponents take the token instead of a
+    card only when it is already theirs (as the expert and the kernel's playouts do); random
+    ones take it at random, whatever it costs."""
+    careful = _vec_hoards("greedy")
+    anyhow = _vec_hoards("random")
+    assert careful["costly"] >= 200 and careful["own"] >= 20, careful
+    assert careful["took_costly"] == 0 and careful["took_own"] > 0, careful
+    assert anyhow["took_costly"] > 0.2 * anyhow["costly"], anyhow

@@ -222,6 +222,23 @@ def _heuristic_pick(lm, h, hands, n, seat, behind, values, state, w):
     return state, best_k, best_key
 
 
+@njit(inline="always")
+def _hoard_pick(lm, h, hands, n, seat, behind, values, state, w, aux, params, cnt):
+    """A heuristic seat that may take the token instead of a card (hoarding): it plays its
+    best card (:func:`_heuristic_pick`) unless the token is already its own, so that taking
+    it again costs nothing, and that card would help the others clearly more than itself
+    (its score below ``-w[4]``), the expert bot's rule (with the token elsewhere it costs half its points and a fine or
+    penalty always costs: the expert then almost never hoards). Returns the new state and
+    the option: ``cnt`` takes the token. Without it every heuristic seat took the token at
+    random, one choice in ``cnt + 1``, however much it cost."""
+    state, k, key = _heuristic_pick(lm, h, hands, n, seat, behind, values, state, w)
+    free = (aux[AUX_HOLDER] == seat and params[P_TOKEN_MODE] != TOKEN_PER_MISS
+            and params[P_HOARD] != HOARD_ANY)
+    if free and key < -w[4]:
+        k = cnt
+    return state, k
+
+
 @njit(cache=True)  # a plain call: a give is rare next to the plays
 def _give_pick(h, lo, hi, pos_of, params, playable, behind, values):
     """The card a sensible player gives when asked (the expert bot's rule): far from the
@@ -284,7 +301,9 @@ def play_until(hands, n, lo, hi, seat, more, receiver, aux, turns, chips, pens, 
     ``values``), ``POLICY_EPSILON`` (greedy, one choice in ten at random) or
     ``POLICY_SENSIBLE`` (the heuristic weighted like the expert bot) or ``POLICY_STRONG`` (the
     best-playing weights found); a seat asked for a card gives a uniformly random one under
-    ``POLICY_RANDOM`` and the expert bot's choice (:func:`_give_pick`) under the others;
+    ``POLICY_RANDOM`` and the expert bot's choice (:func:`_give_pick`) under the others, and
+    a seat that may take the token instead of a card (hoarding) takes it at random under
+    ``POLICY_RANDOM`` and as the expert would (:func:`_hoard_pick`) under the others;
     with every seat random the playout is exactly the uniform one.
 
     A *choice* is a decision with two or more options: option ``k`` below the number of
@@ -426,6 +445,9 @@ def play_until(hands, n, lo, hi, seat, more, receiver, aux, turns, chips, pens, 
                 if hoarding:
                     if k_set >= 0:
                         k = k_set
+                    elif pol != POLICY_RANDOM:
+                        state, k = _hoard_pick(lm, h, hands, n, seat, behind, values, state,
+                                               weights[pol], aux, params, cnt)
                     else:
                         state, k = below(state, cnt + 1)
                     if k == cnt:

@@ -67,6 +67,7 @@ from .core import (
     TOKEN_PER_MISS,
     _give_pick,
     _heuristic_pick,
+    _hoard_pick,
     _may_hoard,
     _setup_chips,
     _upward_line,
@@ -394,8 +395,11 @@ def _choose(i, n, pol, st, hands, playable, rng, behind, values, weights, mask_r
             if mask_row[a] != 0:
                 return a
     extra = 1 if (st[i, C_MORE] != 0 or mask_row[A_TOKEN] != 0) else 0  # stop or hoard
-    if pol == POLICY_RANDOM or extra == 1 and st[i, C_MORE] == 0:
+    if pol == POLICY_RANDOM:
         state, k = below(state, cnt + extra)
+    elif extra == 1 and st[i, C_MORE] == 0:  # hoarding: as in the kernel's playouts
+        state, k = _hoard_pick(lm, h, hands[i], n, seat, behind, values, state, weights[pol],
+                               st[i, C_AUX:C_AUX + N_AUX], params, cnt)
     else:
         hs = hands[i]
         state, k, key = _heuristic_pick(lm, h, hs, n, seat, behind, values, state, weights[pol])
