@@ -4,7 +4,9 @@
 made outside the kernel's own step: the vector environment plays its kernel-policy seats this
 way when a ``"neural"`` opponent sits at the table, so that it sees (and tracks the public
 knowledge of) every move. The same choice as the kernel's step makes for that seat, from the
-row's own random stream."""
+row's own random stream (the card to give when asked and hoarding included: ``vecenv._choose``).
+Numba's disk cache of this module does not notice a change of the functions it inlines from
+``kernel/``: after editing them, delete the ``__pycache__`` folders or touch this file."""
 
 from __future__ import annotations
 
