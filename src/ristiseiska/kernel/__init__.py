@@ -151,7 +151,7 @@ POLICIES = {"random": core.POLICY_RANDOM, "greedy": core.POLICY_GREEDY,
 # cards freed, card points when an opponent is down to two cards, random tie-break noise,
 # and (hoarding) how far below zero the best card's score must lie before a seat whose
 # token it already is takes it again instead of playing (core._hoard_pick; set so that each
-# row hoards about as rarely as the expert bot does in the same positions: 3% of them, and
+# row hoards about as rarely as the expert bot does in the same positions, 1-4% of them, and
 # agrees with it in 97-98% of them, tests/test_kernel_policy.py).
 # "greedy" (and "epsilon") count own cards twice the others'; "sensible" has the proportions
 # fitted to the expert bot's choices (own cards ten times the others') with much more noise:

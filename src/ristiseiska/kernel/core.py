@@ -227,9 +227,9 @@ def _hoard_pick(lm, h, hands, n, seat, behind, values, state, w, aux, params, cn
     """A heuristic seat that may take the token instead of a card (hoarding): it plays its
     best card (:func:`_heuristic_pick`) unless the token is already its own, so that taking
     it again costs nothing, and that card would help the others clearly more than itself
-    (its score below ``-w[4]``), the expert bot's rule (with the token elsewhere it costs half its points and a fine or
-    penalty always costs: the expert then almost never hoards). Returns the new state and
-    the option: ``cnt`` takes the token. Without it every heuristic seat took the token at
+    (its score below ``-w[4]``), the expert bot's rule (with the token elsewhere a take
+    costs half its points, and a fine or penalty always costs: the expert then never
+    hoards). Returns the new state and the option: ``cnt`` takes the token. Without it every heuristic seat took the token at
     random, one choice in ``cnt + 1``, however much it cost."""
     state, k, key = _heuristic_pick(lm, h, hands, n, seat, behind, values, state, w)
     free = (aux[AUX_HOLDER] == seat and params[P_TOKEN_MODE] != TOKEN_PER_MISS
