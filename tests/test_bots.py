@@ -266,7 +266,7 @@ def test_master_open_cards_mode() -> None:
 
 
 @pytest.mark.parametrize("own,opp,bonus", [("greedy", "random", 0.0), ("greedy", "epsilon", 20.0),
-                                           ("random", "greedy", 0.0)])
+                                           ("random", "greedy", 0.0), ("expert", "expert", 60.0)])
 def test_master_kernel_playout_policies(own: str, opp: str, bonus: float) -> None:
     """Every playout-policy combination gives legal moves, the same move for the same seed."""
     g = Game(Rules(), 4, seed=12)

@@ -145,6 +145,8 @@ def test_bad_setup_is_refused() -> None:
         vecenv.VecEnv(preset("ristiseiska"), 4, 1, opponents=["random"] * 4)
     with pytest.raises(ValueError, match="unknown playout policy"):
         vecenv.VecEnv(preset("ristiseiska"), 4, 1, opponents=[None, "clever", None, None])
+    with pytest.raises(ValueError, match="'expert' kernel policy is for the search's playouts"):
+        vecenv.VecEnv(preset("ristiseiska"), 4, 1, opponents=[None, "expert", None, None])
     with pytest.raises(RuntimeError, match="reset"):
         vecenv.VecEnv(preset("ristiseiska"), 4, 1).step([0])
 

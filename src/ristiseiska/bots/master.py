@@ -20,7 +20,8 @@ minimises its expected points (the deal winner scores 0) less ``win_bonus`` time
 of going out first; in those playouts its own later moves follow the kernel policy ``own`` and
 the opponents' ``opp``: ``"auto"`` (default: ``"sensible"`` for an opponent that looks
 sensible or has shown nothing yet, ``"random"`` for one that looks random), ``"random"``,
-``"greedy"``, ``"epsilon"`` or ``"sensible"`` (see :data:`ristiseiska.kernel.WEIGHTS`).
+``"greedy"``, ``"epsilon"``, ``"sensible"``, ``"strong"`` or ``"expert"`` (the expert bot's
+own rule; see :data:`ristiseiska.kernel.WEIGHTS`).
 Elsewhere the rollout policy is ``rollout``: ``"random"``, ``"greedy"`` or ``"smart"`` (Python
 playouts on the engine) or any callable ``policy(game, legal, rng) -> Move``, and the bot
 maximises wins plus a small share for few points.
@@ -69,7 +70,7 @@ DEFAULT_PRIOR = 1.0  # weight of the expert's judgement added to the kernel's (p
 DEFAULT_OVERSAMPLE = 10  # deals drawn per deal kept (compiled sampling; at most 3 in Python)
 DEFAULT_OWN = "greedy"  # the kernel playout policy of the searching seat's later moves
 DEFAULT_OPP = "auto"  # ... and of the opponents (a model of how they play)
-KERNEL_POLICIES = ("random", "greedy", "epsilon", "sensible", "strong")  # ristiseiska.kernel.POLICIES
+KERNEL_POLICIES = ("random", "greedy", "epsilon", "sensible", "strong", "expert")  # ristiseiska.kernel.POLICIES
 DEFAULT_WIN_BONUS = 60.0  # points a sure win of the deal is worth on top of its points
 # ``learned=1`` (off by default): while no opponent clearly looks sensible (the model's chance
 # at most LEARNED_TRUST), the bot's own later moves in the playouts follow the learned network
@@ -142,8 +143,8 @@ def behind_masks(rules: Any) -> list[int] | None:
                 beyond = list(range(0, idx))
                 if rules.order == "low-first" and idx == c - 1:
                     beyond += list(range(c + 1, len(types)))
-                if rules.order == "high-first" and idx == c - 1:
-                    pass
+                if rules.order == "high-first" and idx == c - 1:  # the far high side waits
+                    beyond += list(range(c + 2, len(types)))  # for it (Table's high_ok)
             else:
                 beyond = list(range(idx + 1, len(types)))
                 if rules.order == "high-first" and idx == c + 1:

@@ -42,7 +42,9 @@ def feature_tables(rules: Any) -> tuple[np.ndarray, np.ndarray]:
     kernel's ``behind`` masks) and each card's points, for the rules (kernel rule sets)."""
     from ..kernel import behind_array, rule_arrays
 
-    behind = behind_array(rules)
+    # the masks the shipped network was trained with (without the far side's wait: see
+    # behind_array); retraining on the full masks would change every learned weight
+    behind = behind_array(rules, far_side=False)
     B = np.array([[(int(behind[c]) >> j) & 1 for j in range(52)] for c in range(52)], float)
     return B, rule_arrays(rules)[3].astype(float)
 

@@ -145,7 +145,7 @@ def rule_arrays(rules: Rules) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.nd
 
 POLICIES = {"random": core.POLICY_RANDOM, "greedy": core.POLICY_GREEDY,
             "epsilon": core.POLICY_EPSILON, "sensible": core.POLICY_SENSIBLE,
-            "strong": core.POLICY_STRONG}
+            "strong": core.POLICY_STRONG, "expert": core.POLICY_EXPERT}
 
 # The heuristic policies' weights, one row per policy code: own cards freed, the others'
 # cards freed, card points when an opponent is down to two cards, random tie-break noise,
@@ -167,16 +167,21 @@ WEIGHTS = np.array([
     [2.0, 1.0, 0.3, 0.5, 3.0],  # epsilon (greedy nine moves in ten)
     [10.0, 1.0, 0.5, 8.0, 2.0],  # sensible
     [10.0, 0.5, 0.5, 0.5, 2.0],  # strong
+    [4.0, 0.4, 0.5, 0.2, 0.0],  # expert: ExpertBot's W_MINE, W_THEIRS, W_NEW_MINE, W_NEW_THEIRS
 ], np.float64)
 
 
 @lru_cache(maxsize=64)
-def behind_array(rules: Rules) -> np.ndarray:
+def behind_array(rules: Rules, far_side: bool = True) -> np.ndarray:
     """Per card (0..51): the bitmask of the cards of its suit that can only be laid after it
     (further out on its side of the centre; the centre card has the whole suit behind it; in a
-    one-side-first order the first card of that side also holds back the other side). The
-    greedy playout policy counts one's own and the others' cards behind each legal card. (Do
-    not change the array: it is cached.)"""
+    one-side-first order the first card of that side also holds back the other side, and the
+    first card of the other side the rest of the first side: with "low-first" the five waits
+    for the eight). The heuristic playout policies count one's own and the others' cards
+    behind each legal card.
+    ``far_side=False``: without that last part, as the learned network's features were
+    computed when the shipped weights were trained. (Do not change the array: it is
+    cached.)"""
     params, line, pos_of, _ = rule_arrays(rules)
     c = int(params[core.P_CENTER])
     order = int(params[core.P_ORDER])
@@ -189,10 +194,14 @@ def behind_array(rules: Rules) -> np.ndarray:
                 beyond = list(range(1, p))
                 if order == core.ORDER_LOW_FIRST and p == c - 1:
                     beyond += list(range(c + 1, 14))
+                if far_side and order == core.ORDER_HIGH_FIRST and p == c - 1:
+                    beyond += list(range(c + 2, 14))  # the far high side waits (high_ok)
             else:
                 beyond = list(range(p + 1, 14))
                 if order == core.ORDER_HIGH_FIRST and p == c + 1:
                     beyond += list(range(1, c))
+                if far_side and order == core.ORDER_LOW_FIRST and p == c + 1:
+                    beyond += list(range(1, c - 1))  # the far low side waits (low_ok)
             m = 0
             for q in beyond:
                 m |= 1 << (suit * 13 + int(line[q - 1]))
@@ -203,7 +212,7 @@ def behind_array(rules: Rules) -> np.ndarray:
 def policy_array(policy: Any, n: int) -> np.ndarray:
     """Per-seat playout policies (int8) from ``None`` (all random), one name or code for every
     seat, or a sequence of names/codes (``"random"``, ``"greedy"``, ``"epsilon"``,
-    ``"sensible"``, ``"strong"``)."""
+    ``"sensible"``, ``"strong"``, ``"expert"``)."""
     if policy is None:
         return np.zeros(n, np.int8)
     items = [policy] * n if isinstance(policy, str | int) else list(policy)

@@ -184,6 +184,8 @@ def _may_hoard(lm, hoard):
 
 
 POLICY_RANDOM, POLICY_GREEDY, POLICY_EPSILON, POLICY_SENSIBLE, POLICY_STRONG = 0, 1, 2, 3, 4
+POLICY_EXPERT = 5
+_URG1, _URG2, _URG3 = 1.0, 0.45, 0.15  # the expert bot's URGENCY by an opponent's hand size
 _INV53 = 1.0 / 9007199254740992.0
 
 
@@ -220,6 +222,93 @@ def _heuristic_pick(lm, h, hands, n, seat, behind, values, state, w):
             best_k = i
         i += 1
     return state, best_k, best_key
+
+
+@njit(inline="always")
+def _threat(hands, n, seat, pool, excl, playable):
+    """The expert bot's ``Features.threat``: how likely an opponent of ``seat`` with three
+    cards or fewer goes out soon with ``playable`` on the table, each opponent's cards drawn
+    from ``pool`` less what it is known not to hold (``excl``)."""
+    safe = 1.0
+    for j in range(n):
+        if j == seat:
+            continue
+        k = popcount(hands[j])
+        if k == 0 or k > 3:
+            continue
+        u = _URG1 if k == 1 else (_URG2 if k == 2 else _URG3)
+        cands = pool & ~excl[j]
+        total = popcount(cands)
+        p = popcount(cands & playable) / total if total > 0 else 0.0
+        safe *= 1.0 - u * (1.0 - (1.0 - p) ** k)
+    return 1.0 - safe
+
+
+@njit(inline="always")
+def _expert_pick(lm, h, hands, n, seat, behind, values, w, lo, hi, params, line, pos_of, fits,
+                 playable, excl, holder):
+    """The expert bot's choice among the legal cards ``lm`` (``ExpertBot._score_play``, as
+    far as the kernel's position holds it): weights ``w`` for the own and the others' cards
+    freed behind the card and the own and others' cards it makes playable at once; a card's
+    points count by how near someone is to going out, and opening a way out for an opponent
+    who is nearly out costs half of what the seat still holds. Ties go to the lowest card.
+    Returns the chosen card's index among the bits of ``lm``, its score and the threat now
+    (the hoarding score needs it)."""
+    others = _ZERO
+    for j in range(n):
+        if j != seat:
+            others |= hands[j]
+    near = False
+    for j in range(n):
+        if j != seat and popcount(hands[j]) <= 3:
+            near = True
+    t_now = _threat(hands, n, seat, others, excl, playable) if near else 0.0
+    exposure = 0.0
+    m = h
+    while m != _ZERO:
+        c = trailing_zeros(m)
+        m &= m - _ONE
+        exposure += values[c]
+    if holder == seat:
+        exposure += params[P_TOKEN_VALUE]
+    best_k = 0
+    best_key = -1e18
+    m = lm
+    i = 0
+    while m != _ZERO:
+        c = trailing_zeros(m)
+        m &= m - _ONE
+        b = behind[c]
+        s = c // 13
+        key = w[0] * popcount(b & h) - w[1] * popcount(b & others)
+        # the table after the card: its suit's new fits
+        lo_s, hi_s = lo[s], hi[s]
+        p = pos_of[c - s * 13]
+        if lo_s == 0:
+            lo[s] = p
+            hi[s] = p
+        elif p < lo_s:
+            lo[s] = p
+        else:
+            hi[s] = p
+        f2 = suit_fits(s, lo, hi, params, line, True)
+        lo[s], hi[s] = lo_s, hi_s
+        after = (playable & ~fits[s]) | f2
+        new = after & ~playable
+        key += w[2] * popcount(new & h) - w[3] * popcount(new & others)
+        if popcount(h) == 1:
+            key = 1000.0
+        else:
+            key += values[c] * (0.03 + t_now)
+            if near:
+                t_after = _threat(hands, n, seat, others, excl, after)
+                if t_after > t_now:
+                    key -= (t_after - t_now) * exposure * 0.5
+        if key > best_key:
+            best_key = key
+            best_k = i
+        i += 1
+    return best_k, best_key, t_now
 
 
 @njit(inline="always")
@@ -300,10 +389,14 @@ def play_until(hands, n, lo, hi, seat, more, receiver, aux, turns, chips, pens, 
     over the legal moves), ``POLICY_GREEDY`` (:func:`_heuristic_pick`, needs ``behind`` and
     ``values``), ``POLICY_EPSILON`` (greedy, one choice in ten at random) or
     ``POLICY_SENSIBLE`` (the heuristic weighted like the expert bot) or ``POLICY_STRONG`` (the
-    best-playing weights found); a seat asked for a card gives a uniformly random one under
-    ``POLICY_RANDOM`` and the expert bot's choice (:func:`_give_pick`) under the others, and
-    a seat that may take the token instead of a card (hoarding) takes it at random under
-    ``POLICY_RANDOM`` and as the expert would (:func:`_hoard_pick`) under the others;
+    best-playing weights found) or ``POLICY_EXPERT`` (the expert bot's own rule,
+    :func:`_expert_pick`, with its stop and hoard scores; what a seat showed it lacks by not
+    playing is remembered from the playout's start; the first card of a deal and the free
+    Fan Tan layout fall back to ``POLICY_SENSIBLE``); a seat asked for a card gives a
+    uniformly random one under ``POLICY_RANDOM`` and the expert bot's choice
+    (:func:`_give_pick`) under the others, and a seat that may take the token instead of a
+    card (hoarding) takes it at random under ``POLICY_RANDOM`` and as the expert would
+    (:func:`_hoard_pick`, or the expert's own scores) under the others;
     with every seat random the playout is exactly the uniform one.
 
     A *choice* is a decision with two or more options: option ``k`` below the number of
@@ -343,6 +436,7 @@ def play_until(hands, n, lo, hi, seat, more, receiver, aux, turns, chips, pens, 
         playable = _ONE << np.uint64(params[P_OPENING])
     nm = 0
     limit = moves.shape[0] if record else 1 << 62
+    excl = np.zeros(n, np.uint64)  # per seat: cards it showed it lacks (POLICY_EXPERT's view)
     while True:
         if nm + 2 >= limit:  # no room left to record (the caller sizes it so this never is)
             return -1, END_BROKEN, nm, state, seat, more, 0
@@ -372,6 +466,8 @@ def play_until(hands, n, lo, hi, seat, more, receiver, aux, turns, chips, pens, 
             if pol == POLICY_EPSILON:
                 state, k = below(state, 10)
                 pol = POLICY_RANDOM if k == 0 else POLICY_GREEDY
+            elif pol == POLICY_EXPERT and (upward or not opened):
+                pol = POLICY_SENSIBLE  # the first card of a deal: the sensible rule
             k_set = -1
             if forced >= 0 or pause >= 0:
                 if more:
@@ -392,6 +488,12 @@ def play_until(hands, n, lo, hi, seat, more, receiver, aux, turns, chips, pens, 
                 cnt = popcount(lm)
                 if k_set >= 0:
                     k = k_set
+                elif pol == POLICY_EXPERT:  # plays gain 2.5 in this phase, a stop scores -2.5
+                    k, key, t_now = _expert_pick(lm, h, hands, n, seat, behind, values,
+                                                 weights[pol], lo, hi, params, line, pos_of,
+                                                 fits, playable, excl, aux[AUX_HOLDER])
+                    if key < -5.0:
+                        k = cnt
                 elif pol != POLICY_RANDOM:  # a heuristic: its row of weights
                     state, k, key = _heuristic_pick(lm, h, hands, n, seat, behind, values, state,
                                                     weights[pol])
@@ -436,6 +538,8 @@ def play_until(hands, n, lo, hi, seat, more, receiver, aux, turns, chips, pens, 
                                 break
                 else:
                     code = PASS
+                if code < DRAW:  # it could not play with these cards open: it holds none
+                    excl[seat] |= playable
                 if code == ASK:
                     continue
                 end_turn = True
@@ -445,6 +549,17 @@ def play_until(hands, n, lo, hi, seat, more, receiver, aux, turns, chips, pens, 
                 if hoarding:
                     if k_set >= 0:
                         k = k_set
+                    elif pol == POLICY_EXPERT:  # ExpertBot._score_hoard against its best card
+                        k, key, t_now = _expert_pick(lm, h, hands, n, seat, behind, values,
+                                                     weights[pol], lo, hi, params, line, pos_of,
+                                                     fits, playable, excl, aux[AUX_HOLDER])
+                        cost = 0.0 if aux[AUX_HOLDER] == seat else params[P_TOKEN_VALUE] * 0.5
+                        if per_miss:
+                            cost = np.float64(params[P_TOKEN_VALUE])
+                        if hoard == HOARD_ANY:
+                            cost += params[P_HOARD_PENALTY]
+                        if -cost - 1.5 - 10.0 * t_now > key:
+                            k = cnt
                     elif pol != POLICY_RANDOM:
                         state, k = _hoard_pick(lm, h, hands, n, seat, behind, values, state,
                                                weights[pol], aux, params, cnt)
@@ -462,6 +577,10 @@ def play_until(hands, n, lo, hi, seat, more, receiver, aux, turns, chips, pens, 
                 elif cnt > 1:
                     if k_set >= 0:
                         k = k_set
+                    elif pol == POLICY_EXPERT:
+                        k, key, t_now = _expert_pick(lm, h, hands, n, seat, behind, values,
+                                                     weights[pol], lo, hi, params, line, pos_of,
+                                                     fits, playable, excl, aux[AUX_HOLDER])
                     elif pol != POLICY_RANDOM:  # a heuristic: its row of weights
                         state, k, key = _heuristic_pick(lm, h, hands, n, seat, behind, values,
                                                         state, weights[pol])

@@ -62,6 +62,7 @@ from .core import (
     P_STOCK,
     P_TOKEN_MODE,
     P_UPWARD,
+    POLICY_EXPERT,
     POLICY_RANDOM,
     STOCK_MAX,
     TOKEN_PER_MISS,
@@ -717,6 +718,10 @@ class VecEnv:
             raise ValueError(f"opponents needs one entry per seat ({n}), got {len(opponents)}")
         names = ["random" if o is None else o for o in opponents]
         self.policy = policy_array(names, n).astype(np.int64)
+        if (self.policy == POLICY_EXPERT).any():  # _choose has not the table rows it needs
+            raise ValueError("opponents: the 'expert' kernel policy is for the search's "
+                             "playouts only; use 'sensible', 'strong', 'greedy', 'epsilon' "
+                             "or 'random' here")
         for s, o in enumerate(opponents):
             if o is None:
                 self.policy[s] = EXTERNAL
