@@ -3,11 +3,14 @@ than random play; all-random playouts are unchanged by the policy argument."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 import pytest
 
 from ristiseiska import kernel
 from ristiseiska.game import Game
+from ristiseiska.moves import Move
 from ristiseiska.record import check_record
 from ristiseiska.rules import preset, preset_names
 
@@ -95,30 +98,37 @@ def test_bad_policy_is_refused(bad: object) -> None:
         kernel.play_deals(preset("ristiseiska"), 4, 1, 1, policy=bad)
 
 
+def _replayed(run: kernel.KernelRun) -> Iterator[tuple[Game, Move]]:
+    """Every move of a kernel run's recorded deals with the engine game just before it (the
+    caller may look at the game; the move is pushed after it resumes)."""
+    from ristiseiska.cards import parse_card
+    from ristiseiska.record import replay_record
+
+    for rec in run.records():
+        g = replay_record({**rec, "events": [], "result": None})
+        for ev in rec["events"]:
+            move = Move(ev["type"], parse_card(ev["card"]) if "card" in ev else None)
+            yield g, move
+            g.push(move)
+
+
 def _give_agreement(policy: str) -> tuple[float, int]:
     """How often a kernel giver (``policy`` at every seat, ask-a-card) hands over a card the
     expert bot scores best in the same position, replayed in the engine."""
     from ristiseiska.bots.expert import ExpertBot, Features
-    from ristiseiska.cards import parse_card
-    from ristiseiska.moves import Move
-    from ristiseiska.record import replay_record
 
     rules = preset("ristiseiska-pyynto")
     run = kernel.play_deals(rules, 4, seed=21, count=150, record=True, policy=policy)
     expert = ExpertBot()
     same = total = 0
-    for rec in run.records():
-        g = replay_record({**rec, "events": [], "result": None})
-        for ev in rec["events"]:
-            move = Move(ev["type"], parse_card(ev["card"]) if "card" in ev else None)
-            legal = g.legal_moves()
-            if ev["type"] == "give" and len(legal) > 1:
-                scored = expert._score_gives(Features(g.view(g.to_move)), tuple(legal))
-                top = max(s for s, _m, _r in scored)
-                best = {m.card for s, m, _r in scored if s >= top - 1e-9}
-                same += move.card in best
-                total += 1
-            g.push(move)
+    for g, move in _replayed(run):
+        legal = g.legal_moves()
+        if move.kind == "give" and len(legal) > 1:
+            scored = expert._score_gives(Features(g.view(g.to_move)), tuple(legal))
+            top = max(s for s, _m, _r in scored)
+            best = {m.card for s, m, _r in scored if s >= top - 1e-9}
+            same += move.card in best
+            total += 1
     return same / total, total
 
 
@@ -139,31 +149,24 @@ def _hoards(policy: str, hoarding: str) -> dict[str, int]:
     from dataclasses import replace
 
     from ristiseiska.bots.expert import ExpertBot
-    from ristiseiska.cards import parse_card
-    from ristiseiska.moves import Move
-    from ristiseiska.record import replay_record
 
     rules = replace(preset("ristiseiska"), hoarding=hoarding)
     run = kernel.play_deals(rules, 4, seed=31, count=120, record=True, policy=policy)
     expert = ExpertBot()
     tally = {"choices": 0, "own": 0, "took_own": 0, "took_costly": 0, "costly": 0,
              "agree": 0}
-    for rec in run.records():
-        g = replay_record({**rec, "events": [], "result": None})
-        for ev in rec["events"]:
-            move = Move(ev["type"], parse_card(ev["card"]) if "card" in ev else None)
-            legal = g.legal_moves()
-            if any(m.kind == "token" for m in legal) and any(m.kind == "play" for m in legal):
-                view = g.view(g.to_move)
-                own = view.token_holder == view.seat
-                took = move.kind == "token"
-                tally["choices"] += 1
-                tally["own"] += own
-                tally["costly"] += not own
-                tally["took_own"] += took and own
-                tally["took_costly"] += took and not own
-                tally["agree"] += took == (expert.decide(view)[0].kind == "token")
-            g.push(move)
+    for g, move in _replayed(run):
+        legal = g.legal_moves()
+        if any(m.kind == "token" for m in legal) and any(m.kind == "play" for m in legal):
+            view = g.view(g.to_move)
+            own = view.token_holder == view.seat
+            took = move.kind == "token"
+            tally["choices"] += 1
+            tally["own"] += own
+            tally["costly"] += not own
+            tally["took_own"] += took and own
+            tally["took_costly"] += took and not own
+            tally["agree"] += took == (expert.decide(view)[0].kind == "token")
     return tally
 
 
@@ -241,22 +244,15 @@ def _expert_agreement(name: str, policy: str, count: int) -> tuple[int, int]:
     """Kernel deals with ``policy`` at every seat, replayed in the engine: the choices (two
     or more legal moves) and how many of them the expert bot makes the same way."""
     from ristiseiska.bots.expert import ExpertBot
-    from ristiseiska.cards import parse_card
-    from ristiseiska.moves import Move
-    from ristiseiska.record import replay_record
 
     run = kernel.play_deals(preset(name), 4, 3, count, record=True, policy=policy)
     expert = ExpertBot()
     choices = same = 0
-    for rec in run.records():
-        g = replay_record({**rec, "events": [], "result": None})
-        for ev in rec["events"]:
-            move = Move(ev["type"], parse_card(ev["card"]) if "card" in ev else None)
-            if len(g.legal_moves()) > 1:
-                e = expert.decide(g.view(g.to_move))[0]
-                choices += 1
-                same += e.kind == move.kind and e.card == move.card
-            g.push(move)
+    for g, move in _replayed(run):
+        if len(g.legal_moves()) > 1:
+            e = expert.decide(g.view(g.to_move))[0]
+            choices += 1
+            same += e.kind == move.kind and e.card == move.card
     return choices, same
 
 

@@ -190,6 +190,14 @@ _INV53 = 1.0 / 9007199254740992.0
 
 
 @njit(inline="always")
+def _behind_key(c, h, others, behind, w):
+    """The heuristics' first measure of card ``c``: its own cards behind it (weight ``w[0]``)
+    against the others' (``w[1]``)."""
+    b = behind[c]
+    return w[0] * popcount(b & h) - w[1] * popcount(b & others)
+
+
+@njit(inline="always")
 def _heuristic_pick(lm, h, hands, n, seat, behind, values, state, w):
     """An expert-like choice among the legal cards ``lm`` of ``seat`` (hand ``h``): prefer the
     card behind which (``behind[c]``: the cards that can only follow it) lie most of one's own
@@ -211,8 +219,7 @@ def _heuristic_pick(lm, h, hands, n, seat, behind, values, state, w):
     while m != _ZERO:
         c = trailing_zeros(m)
         m &= m - _ONE
-        b = behind[c]
-        key = w[0] * popcount(b & h) - w[1] * popcount(b & others)
+        key = _behind_key(c, h, others, behind, w)
         if near:
             key += w[2] * values[c]
         state, r = next_random(state)
@@ -278,9 +285,8 @@ def _expert_pick(lm, h, hands, n, seat, behind, values, w, lo, hi, params, line,
     while m != _ZERO:
         c = trailing_zeros(m)
         m &= m - _ONE
-        b = behind[c]
         s = c // 13
-        key = w[0] * popcount(b & h) - w[1] * popcount(b & others)
+        key = _behind_key(c, h, others, behind, w)
         # the table after the card: its suit's new fits
         lo_s, hi_s = lo[s], hi[s]
         p = pos_of[c - s * 13]
