@@ -289,6 +289,8 @@ def test_master_policy_option_errors() -> None:
         get_bot("master", own="clever")
     with pytest.raises(ValueError, match="opp"):
         get_bot("master", opp=3)
+    with pytest.raises(ValueError, match="opp must be one of auto, random, .*, expert, not 'clever'"):
+        get_bot("master", opp="clever")
     with pytest.raises(ValueError, match="win_bonus"):
         get_bot("master", win_bonus=-1)
     for bad in (-1, 1.5, True, "2"):

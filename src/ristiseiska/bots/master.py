@@ -246,9 +246,9 @@ class MasterBot(Bot):
             raise ValueError(f"learned must be 0 or 1 (false or true), not {learned!r}")
         self.learned = bool(learned)
         for label, name in (("own", own), ("opp", opp)):
-            if name not in KERNEL_POLICIES and not (label == "opp" and name == "auto"):
-                raise ValueError(f"{label} must be one of {', '.join(KERNEL_POLICIES)}, "
-                                 f"not {name!r}")
+            known = ("auto",) + KERNEL_POLICIES if label == "opp" else KERNEL_POLICIES
+            if name not in known:
+                raise ValueError(f"{label} must be one of {', '.join(known)}, not {name!r}")
         self.own, self.opp = own, opp
         if not isinstance(win_bonus, int | float) or win_bonus < 0:
             raise ValueError(f"win_bonus must be a number ≥ 0, not {win_bonus!r}")
