@@ -211,18 +211,20 @@ def _row_states(rules: object) -> list[tuple[int, int, int]]:
     return out
 
 
+@pytest.mark.parametrize("line", [{}, {"ace": "high"}, {"center": 8, "opening": "C8"}])
 @pytest.mark.parametrize("order", ["low-first", "high-first", "both"])
-def test_behind_is_exactly_what_waits_for_a_card(order: str) -> None:
+def test_behind_is_exactly_what_waits_for_a_card(order: str, line: dict[str, object]) -> None:
     """``behind_array[c]`` holds exactly the cards that can never be laid while ``c`` is not on
-    the table (in every row state the order rule lets a suit reach); the Python playouts'
-    ``behind_masks`` agree. (With "low-first" the five waits for the eight as well as the
-    six: the kernel once missed that, and its heuristic players undervalued every eight.)"""
+    the table (in every row state the order rule lets a suit reach), for every suit and line
+    shape (ace high, the eight in the centre); the Python playouts' ``behind_masks`` are the
+    same masks. (With "low-first" the five waits for the eight as well as the six: the kernel
+    once missed that, and its heuristic players undervalued every eight.)"""
     from dataclasses import replace
 
     from ristiseiska.bots.master import behind_masks
 
-    rules = replace(preset("ristiseiska"), order=order)
-    params, line, pos_of, _ = kernel.rule_arrays(rules)
+    rules = replace(preset("ristiseiska"), order=order, **line)  # type: ignore[arg-type]
+    params, line_arr, pos_of, _ = kernel.rule_arrays(rules)
     behind = kernel.behind_array(rules)
     states = _row_states(rules)
     for card in range(13):
@@ -234,10 +236,12 @@ def test_behind_is_exactly_what_waits_for_a_card(order: str) -> None:
                 continue
             reachable |= fits
             for q in range(lo_s, hi_s + 1):
-                reachable |= 1 << int(line[q - 1])
+                reachable |= 1 << int(line_arr[q - 1])
         waits = ((1 << 13) - 1) & ~reachable & ~(1 << card)
-        assert int(behind[card]) == waits, (order, card, bin(int(behind[card])), bin(waits))
-    assert [int(b) for b in behind] == behind_masks(rules)
+        for suit in range(4):
+            got = int(behind[suit * 13 + card]) >> (suit * 13)
+            assert got == waits, (order, line, suit, card, bin(got), bin(waits))
+    assert [int(b) for b in behind] == list(behind_masks(rules) or ())
 
 
 def _expert_agreement(name: str, policy: str, count: int) -> tuple[int, int]:

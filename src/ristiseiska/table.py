@@ -25,6 +25,8 @@ played at all (:meth:`live_types`; a card of any other type is dead).
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from .cards import JOKER_BASE
 from .rules import Rules
 
@@ -368,3 +370,53 @@ class Table:
             return None, None
         line = self.line[row]
         return line[lo], line[self.hi[row]]
+
+
+@lru_cache(maxsize=64)
+def held_back(rules: Rules, far_side: bool = True) -> tuple[int, ...] | None:
+    """Per card type (0..51) of a single-deck layout: the bitmask of the types of its suit that
+    can never be laid while it is not down — further out on its side of the centre; for the
+    centre card, the whole suit; in a one-side-first order (:attr:`Rules.order`) the first card
+    of the side that goes first also holds back the other side, and the first card of the other
+    side the rest of the first side (with "low-first" the five waits for the eight as well as
+    for the six). With the free upward layout any card may be the start, so every other card of
+    its suit counts. ``None`` for two decks and for the first ace deciding its end (the line is
+    not known in advance). The heuristic players count their own and the others' cards behind
+    each legal card; one implementation for the bots and the compiled kernel.
+
+    ``far_side=False`` leaves out that last part, as the learned network's features were
+    computed when its shipped weights were trained.
+
+    >>> from ristiseiska.cards import CARDS, parse_card
+    >>> eight = held_back(Rules())[int(parse_card("H8"))]  # default: the six before the eight
+    >>> [str(c) for c in CARDS[:52] if eight >> int(c) & 1]
+    ['HA', 'H2', 'H3', 'H4', 'H5', 'H9', 'H10', 'HJ', 'HQ', 'HK']
+    """
+    if rules.decks != 1 or rules.ace not in ("low", "high"):
+        return None
+    ranks = list(range(1, 14)) if rules.ace == "low" else list(range(2, 14)) + [1]
+    c = ranks.index(rules.center)
+    low_first, high_first = rules.order == "low-first", rules.order == "high-first"
+    out = [0] * 52
+    for suit in range(4):
+        types = [suit * 13 + r - 1 for r in ranks]
+        for i, t in enumerate(types):
+            if rules.layout == "upward" or i == c:
+                beyond = [j for j in range(13) if j != i]
+            elif i < c:
+                beyond = list(range(0, i))
+                if low_first and i == c - 1:
+                    beyond += list(range(c + 1, 13))
+                if far_side and high_first and i == c - 1:
+                    beyond += list(range(c + 2, 13))  # the far high side waits (high_allowed)
+            else:
+                beyond = list(range(i + 1, 13))
+                if high_first and i == c + 1:
+                    beyond += list(range(0, c))
+                if far_side and low_first and i == c + 1:
+                    beyond += list(range(0, c - 1))  # the far low side waits (low_allowed)
+            mask = 0
+            for j in beyond:
+                mask |= 1 << types[j]
+            out[t] = mask
+    return tuple(out)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 import operator
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -103,7 +104,7 @@ class Knowledge:
     # most two cards)
     observations: list[tuple[int, int, int, int, int, bool]] = field(default_factory=list)
 
-    def seat_log_likelihoods(self, hands: list[list[Card]], behind: list[int],
+    def seat_log_likelihoods(self, hands: list[list[Card]], behind: Sequence[int],
                              sharp: float = 1.0) -> dict[int, tuple[float, float]]:
         """For each opponent with observed choices: the log-likelihood of its past plays in
         the sampled deal ``hands`` under two models of how it chooses among its legal cards,

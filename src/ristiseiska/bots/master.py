@@ -41,6 +41,7 @@ from ..game import Game
 from ..moves import PLAY, Move
 from ..rules import Rules
 from ..scoring import Result
+from ..table import held_back
 from .base import Bot, Reason, legal_of
 from .expert import ExpertBot, Features
 from .knowledge import (
@@ -118,45 +119,13 @@ def greedy_policy(game: Game, legal: list[Move], rng: Any) -> Move:
     return best
 
 
-_BEHIND: dict[Any, list[int]] = {}
-
-
-def behind_masks(rules: Any) -> list[int] | None:
+def behind_masks(rules: Any) -> tuple[int, ...] | None:
     """For each card type of a single-deck row layout: the bitmask of the card types that can
-    only come after it (further out on its side; for the first neighbour of the centre in a
-    one-side-first order also the other side). ``None`` for other layouts."""
-    if rules.decks != 1 or rules.layout != "rows" or rules.ace == "first-decides":
+    only come after it (:func:`ristiseiska.table.held_back`). ``None`` for other layouts (the
+    master's reading of the opponents was fitted on rows only)."""
+    if rules.layout != "rows":
         return None
-    key = (rules.center, rules.ace, rules.order)
-    got = _BEHIND.get(key)
-    if got is not None:
-        return got
-    ranks = list(range(1, 14)) if rules.ace == "low" else list(range(2, 14)) + [1]
-    c = ranks.index(rules.center)
-    out = [0] * 52
-    for suit in range(4):
-        types = [suit * 13 + r - 1 for r in ranks]
-        for idx, t in enumerate(types):
-            if idx == c:
-                beyond = [i for i in range(len(types)) if i != c]
-            elif idx < c:
-                beyond = list(range(0, idx))
-                if rules.order == "low-first" and idx == c - 1:
-                    beyond += list(range(c + 1, len(types)))
-                if rules.order == "high-first" and idx == c - 1:  # the far high side waits
-                    beyond += list(range(c + 2, len(types)))  # for it (Table's high_ok)
-            else:
-                beyond = list(range(idx + 1, len(types)))
-                if rules.order == "high-first" and idx == c + 1:
-                    beyond += list(range(0, c))
-                if rules.order == "low-first" and idx == c + 1:
-                    beyond += list(range(0, c - 1))
-            m = 0
-            for i in beyond:
-                m |= 1 << types[i]
-            out[t] = m
-    _BEHIND[key] = out
-    return out
+    return held_back(rules)
 
 
 def smart_policy(game: Game, legal: list[Move], rng: Any) -> Move:

@@ -56,6 +56,7 @@ import numpy as np
 
 from ..cards import CARDS, sort_key
 from ..rules import PRESETS, Rules
+from ..table import held_back
 from . import core
 from .core import ASK, CHIP, DRAW, GIVE, PASS, SEAT_SHIFT, STOP, TOKEN
 
@@ -174,39 +175,16 @@ WEIGHTS = np.array([
 @lru_cache(maxsize=64)
 def behind_array(rules: Rules, far_side: bool = True) -> np.ndarray:
     """Per card (0..51): the bitmask of the cards of its suit that can only be laid after it
-    (further out on its side of the centre; the centre card has the whole suit behind it; in a
-    one-side-first order the first card of that side also holds back the other side, and the
-    first card of the other side the rest of the first side: with "low-first" the five waits
-    for the eight). The heuristic playout policies count one's own and the others' cards
-    behind each legal card.
-    ``far_side=False``: without that last part, as the learned network's features were
-    computed when the shipped weights were trained. (Do not change the array: it is
-    cached.)"""
-    params, line, pos_of, _ = rule_arrays(rules)
-    c = int(params[core.P_CENTER])
-    order = int(params[core.P_ORDER])
-    out = np.zeros(52, np.uint64)
-    for suit in range(4):
-        for p in range(1, 14):
-            if rules.layout == "upward" or p == c:
-                beyond = [q for q in range(1, 14) if q != p]
-            elif p < c:
-                beyond = list(range(1, p))
-                if order == core.ORDER_LOW_FIRST and p == c - 1:
-                    beyond += list(range(c + 1, 14))
-                if far_side and order == core.ORDER_HIGH_FIRST and p == c - 1:
-                    beyond += list(range(c + 2, 14))  # the far high side waits (high_ok)
-            else:
-                beyond = list(range(p + 1, 14))
-                if order == core.ORDER_HIGH_FIRST and p == c + 1:
-                    beyond += list(range(1, c))
-                if far_side and order == core.ORDER_LOW_FIRST and p == c + 1:
-                    beyond += list(range(1, c - 1))  # the far low side waits (low_ok)
-            m = 0
-            for q in beyond:
-                m |= 1 << (suit * 13 + int(line[q - 1]))
-            out[suit * 13 + int(line[p - 1])] = m
-    return out
+    (:func:`ristiseiska.table.held_back`, as uint64). The heuristic playout policies count one's
+    own and the others' cards behind each legal card. ``far_side=False``: as the learned
+    network's features were computed when the shipped weights were trained. (Do not change
+    the array: it is cached.)"""
+    why = unsupported(rules)
+    if why:
+        raise ValueError(why)
+    masks = held_back(rules, far_side)
+    assert masks is not None  # every rule set the kernel plays has a known line
+    return np.array(masks, np.uint64)
 
 
 def policy_array(policy: Any, n: int) -> np.ndarray:

@@ -270,14 +270,17 @@ def _expert_pick(lm, h, hands, n, seat, behind, values, w, lo, hi, params, line,
         if j != seat and popcount(hands[j]) <= 3:
             near = True
     t_now = _threat(hands, n, seat, others, excl, playable) if near else 0.0
-    exposure = 0.0
-    m = h
-    while m != _ZERO:
-        c = trailing_zeros(m)
-        m &= m - _ONE
-        exposure += values[c]
-    if holder == seat:
-        exposure += params[P_TOKEN_VALUE]
+    if popcount(h) == 1:  # its last card: going out beats everything
+        return 0, 1000.0, t_now
+    exposure = 0.0  # what it still stands to pay; only an opponent near going out makes it count
+    if near:
+        m = h
+        while m != _ZERO:
+            c = trailing_zeros(m)
+            m &= m - _ONE
+            exposure += values[c]
+        if holder == seat:
+            exposure += params[P_TOKEN_VALUE]
     best_k = 0
     best_key = -1e18
     m = lm
@@ -302,14 +305,11 @@ def _expert_pick(lm, h, hands, n, seat, behind, values, w, lo, hi, params, line,
         after = (playable & ~fits[s]) | f2
         new = after & ~playable
         key += w[2] * popcount(new & h) - w[3] * popcount(new & others)
-        if popcount(h) == 1:
-            key = 1000.0
-        else:
-            key += values[c] * (0.03 + t_now)
-            if near:
-                t_after = _threat(hands, n, seat, others, excl, after)
-                if t_after > t_now:
-                    key -= (t_after - t_now) * exposure * 0.5
+        key += values[c] * (0.03 + t_now)
+        if near:
+            t_after = _threat(hands, n, seat, others, excl, after)
+            if t_after > t_now:
+                key -= (t_after - t_now) * exposure * 0.5
         if key > best_key:
             best_key = key
             best_k = i
@@ -490,16 +490,20 @@ def play_until(hands, n, lo, hi, seat, more, receiver, aux, turns, chips, pens, 
                         forced = -1
                     elif seat == pause:
                         return -1, END_PAUSED, nm, state, seat, more, opts
+            # The expert's choice, scored once for whichever kind of choice this is (a card,
+            # stopping after a closing card, the token instead of a card).
+            e_k, e_key, e_threat = 0, 0.0, 0.0
+            if (pol == POLICY_EXPERT and k_set < 0 and lm != _ZERO
+                    and (more or hoard != HOARD_NONE or popcount(lm) > 1)):
+                e_k, e_key, e_threat = _expert_pick(lm, h, hands, n, seat, behind, values,
+                                                    weights[pol], lo, hi, params, line, pos_of,
+                                                    fits, playable, excl, aux[AUX_HOLDER])
             if more:
                 cnt = popcount(lm)
                 if k_set >= 0:
                     k = k_set
                 elif pol == POLICY_EXPERT:  # plays gain 2.5 in this phase, a stop scores -2.5
-                    k, key, t_now = _expert_pick(lm, h, hands, n, seat, behind, values,
-                                                 weights[pol], lo, hi, params, line, pos_of,
-                                                 fits, playable, excl, aux[AUX_HOLDER])
-                    if key < -5.0:
-                        k = cnt
+                    k = e_k if e_key >= -5.0 else cnt
                 elif pol != POLICY_RANDOM:  # a heuristic: its row of weights
                     state, k, key = _heuristic_pick(lm, h, hands, n, seat, behind, values, state,
                                                     weights[pol])
@@ -556,15 +560,13 @@ def play_until(hands, n, lo, hi, seat, more, receiver, aux, turns, chips, pens, 
                     if k_set >= 0:
                         k = k_set
                     elif pol == POLICY_EXPERT:  # ExpertBot._score_hoard against its best card
-                        k, key, t_now = _expert_pick(lm, h, hands, n, seat, behind, values,
-                                                     weights[pol], lo, hi, params, line, pos_of,
-                                                     fits, playable, excl, aux[AUX_HOLDER])
+                        k = e_k
                         cost = 0.0 if aux[AUX_HOLDER] == seat else params[P_TOKEN_VALUE] * 0.5
                         if per_miss:
                             cost = np.float64(params[P_TOKEN_VALUE])
                         if hoard == HOARD_ANY:
                             cost += params[P_HOARD_PENALTY]
-                        if -cost - 1.5 - 10.0 * t_now > key:
+                        if -cost - 1.5 - 10.0 * e_threat > e_key:
                             k = cnt
                     elif pol != POLICY_RANDOM:
                         state, k = _hoard_pick(lm, h, hands, n, seat, behind, values, state,
@@ -584,9 +586,7 @@ def play_until(hands, n, lo, hi, seat, more, receiver, aux, turns, chips, pens, 
                     if k_set >= 0:
                         k = k_set
                     elif pol == POLICY_EXPERT:
-                        k, key, t_now = _expert_pick(lm, h, hands, n, seat, behind, values,
-                                                     weights[pol], lo, hi, params, line, pos_of,
-                                                     fits, playable, excl, aux[AUX_HOLDER])
+                        k = e_k
                     elif pol != POLICY_RANDOM:  # a heuristic: its row of weights
                         state, k, key = _heuristic_pick(lm, h, hands, n, seat, behind, values,
                                                         state, weights[pol])
