@@ -352,13 +352,51 @@ async def test_setup_takes_level_names_in_either_language(tmp_path: Path) -> Non
         assert app.session.setup.bots == ["master", "basic", "random"]
 
 
+@pytest.mark.asyncio
+async def test_the_self_taught_level_plays_in_the_terminal_game(tmp_path: Path) -> None:
+    """The learned network is a level of the terminal game: picked by its Finnish name in the
+    set-up form, it plays its seats' moves (in the shared worker pool, like the master)."""
+    from ristiseiska.bots import pool as pool_mod
+
+    app = PlayApp(default_settings(seed=3, pace=0.0), data_dir_path=tmp_path)
+    try:
+        async with app.run_test(size=LARGE) as pilot:
+            app.screen.query_one("#bots", Input).value = "itseoppinut"
+            app.screen.query_one("#start", Button).press()
+            await pilot.pause()
+            s = app.session
+            assert s is not None and s.setup.bots == ["neural"] * 3
+            for _ in range(60):  # a round or two: the person plays its first legal move
+                if s.game.is_over():
+                    break
+                if s.bot_to_move:
+                    s.step_bot()
+                else:
+                    s.apply(s.game.legal_moves()[0])
+            by_bots = [e for e in s.game.events if e.seat != HUMAN]
+            assert len(by_bots) >= 10, s.game.events
+    finally:
+        if pool_mod._shared is not None:
+            pool_mod.shared_pool().close(grace=0.5)
+
+
 def test_level_words() -> None:
     assert level_id("TAITAVA") == "expert" and level_id("aloittelija") == "basic"
     assert level_id("master") == "master" and level_id("nobody") is None
-    assert [level_label(x, "fi") for x in ("random", "basic", "expert", "master")] == [
-        "satunnainen", "aloittelija", "taitava", "mestari"]
-    with pytest.raises(ValueError, match="satunnainen, aloittelija, taitava, mestari"):
+    assert level_id("Itseoppinut") == "neural" and level_id("neural") == "neural"
+    assert [level_label(x, "fi") for x in ("random", "basic", "expert", "neural", "master")] == [
+        "satunnainen", "aloittelija", "taitava", "itseoppinut", "mestari"]
+    with pytest.raises(ValueError, match="satunnainen, aloittelija, taitava, itseoppinut, mestari"):
         Setup(Rules(), players=3, bots=["huippu"])
+
+
+def test_play_names_every_level_in_both_languages_for_an_unknown_one(capsys: Any) -> None:
+    from ristiseiska import cli
+
+    assert cli.main(["play", "--bots", "huippu"]) == 2
+    err = capsys.readouterr().err
+    assert "random, basic, expert, neural, master" in err
+    assert "satunnainen, aloittelija, taitava, itseoppinut, mestari" in err
 
 
 def test_simulate_speaks_english_by_default(capsys: Any) -> None:

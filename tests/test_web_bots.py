@@ -33,6 +33,7 @@ def test_levels_come_from_the_bots_package() -> None:
     assert botlib.levels() == list(BOT_NAMES)
     assert botlib.default_level() in BOT_NAMES
     assert botlib.pooled("master") and not botlib.pooled("expert")
+    assert botlib.pooled("neural")  # its features need the compiled kernel: never in the loop
     with pytest.raises(ValueError, match="unknown bot"):
         botlib.make_bot("grandmaster", 1)
 
@@ -42,7 +43,7 @@ def test_pool_gives_the_same_move_as_the_bot_in_process() -> None:
     view = g.view(g.to_move)
     with BotPool(workers=1) as pool:
         assert pool.warm_up().result(timeout=600) >= 0
-        for level in ("expert", "master"):
+        for level in ("expert", "neural", "master"):
             options: dict[str, Any] = {"iterations": 40} if level == "master" else {}
             here = get_bot(level, seed=11, **options).choose(view)
             there = pool.choose(level, 11, view, **options)
@@ -93,12 +94,13 @@ def test_a_failing_bot_is_logged_with_table_and_seat_and_the_table_plays_on(
     assert failures[0].exc_info is not None  # with the traceback
 
 
-def test_a_master_table_plays_through_the_apps_pool(tmp_path: Path) -> None:
-    assert "master" in POOLED
+@pytest.mark.parametrize("level", ["master", "neural"])
+def test_a_master_table_plays_through_the_apps_pool(tmp_path: Path, level: str) -> None:
+    assert level in POOLED
     app = create_app(f"sqlite+aiosqlite:///{tmp_path / 'w.db'}", bot_delay=0.0)
     with TestClient(app) as client:
         r = client.post("/api/tables", json={"preset": "ristiseiska", "seed": 5, "seats": [
-            {"kind": "bot", "bot": "master"}, {"kind": "bot", "bot": "random"}]})
+            {"kind": "bot", "bot": level}, {"kind": "bot", "bot": "random"}]})
         assert r.status_code == 201, r.text
         tid = r.json()["id"]
         deadline = time.monotonic() + 600
@@ -108,7 +110,7 @@ def test_a_master_table_plays_through_the_apps_pool(tmp_path: Path) -> None:
                     break
                 time.sleep(0.1)
         assert client.get(f"/api/tables/{tid}").json()["deals_finished"] >= 1
-        assert app.state.bot_pool._executor is not None  # the master thought in the pool
+        assert app.state.bot_pool._executor is not None  # the bot thought in the pool
 
 
 def test_a_dead_worker_is_replaced_on_the_next_call() -> None:

@@ -255,3 +255,27 @@ async def test_phone_keyboard_language_rules_and_spectator(live_server: LiveServ
     shown = set(await spy.locator("[data-card]").evaluate_all("els => els.map(e => e.dataset.card)"))
     assert not (shown & hand_cards)
     assert not errors
+
+
+async def test_the_self_taught_level_is_offered_and_plays_a_deal(live_server: LiveServer,
+                                                                 browser: Any) -> None:
+    """The lobby offers the learned network as a level, by its Finnish name; a table with it
+    plays a deal to the end, and the players' panel names the level."""
+    ctx = await browser.new_context()
+    page = await ctx.new_page()
+    await page.goto(live_server.url + "/")
+    await page.select_option("[data-action=seat-count]", "3")
+    for i in (1, 2):
+        await page.select_option(f"[data-seat='{i}'] [data-action=seat-kind]", "bot")
+    level = page.locator("[data-seat='1'] [data-action=bot-level]")
+    assert await level.locator("option").all_text_contents() == [
+        "satunnainen", "aloittelija", "taitava", "itseoppinut", "mestari"]
+    await level.select_option("neural")
+    await page.fill("[data-seat='0'] [data-action=seat-name]", "Aino")
+    await page.click("[data-action=create]")
+    await page.wait_for_url("**/t/**")
+    await page.wait_for_selector("[data-testid=hand] [data-card]", timeout=60000)
+    panel = page.locator(".players [data-seat='1'] .plevel")
+    assert "itseoppinut" in (await panel.text_content() or "")
+    await play_until_over([page], limit_s=180)
+    await ctx.close()

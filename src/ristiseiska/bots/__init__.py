@@ -7,12 +7,13 @@
     >>> bot.choose(g.view(g.to_move)) in g.legal_moves()
     True
 
-Levels (``BOT_NAMES``): ``random`` (uniform over the legal moves), ``basic`` (a simple
-heuristic), ``expert`` (rule-based on the strategy notes), ``master`` (determinized search; options
-``iterations`` and ``time_limit``). ``policy`` (not a level: it needs ``path=``, a policy file
-trained by ``python -m ristiseiska.rl.train``) plays a learned linear policy. ``neural`` plays the
-network learned by self-play (``ristiseiska train``, shipped in the package), ``master-neural``
-searches on top of it, ``master-classic`` is the classic ``master`` under a fixed name. A bot receives only its seat's view and returns one of
+Levels (``BOT_NAMES``, weakest first): ``random`` (uniform over the legal moves), ``basic`` (a
+simple heuristic), ``expert`` (rule-based on the strategy notes), ``neural`` (the network learned
+by self-play, ``ristiseiska train``, shipped in the package: no search, a few milliseconds a
+move), ``master`` (determinized search; options ``iterations`` and ``time_limit``). Picked by
+name only: ``master-neural`` searches on top of the network, ``master-classic`` is the classic
+``master`` under a fixed name, and ``policy`` (it needs ``path=``, a policy file trained by
+``python -m ristiseiska.rl.train``) plays a learned linear policy. A bot receives only its seat's view and returns one of
 ``view.legal_moves``; the same seed and view always give the same move.
 """
 
@@ -39,9 +40,9 @@ BOTS: dict[str, type[Bot]] = {
     "master-classic": ClassicMasterBot,
     "policy": PolicyBot,  # a trained policy from a file (path=...): not a level to pick
 }
-# the levels offered in the games' menus (the learned bots and master-classic are picked by
-# name: ristiseiska tournament --bots neural,...)
-BOT_NAMES: tuple[str, ...] = ("random", "basic", "expert", "master")
+# the levels offered in the games' menus, weakest first (master-neural and master-classic are
+# picked by name: ristiseiska tournament --bots master-classic,...)
+BOT_NAMES: tuple[str, ...] = ("random", "basic", "expert", "neural", "master")
 _HINT_BOTS: dict[tuple[Any, ...], Bot] = {}
 
 

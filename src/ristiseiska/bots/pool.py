@@ -38,8 +38,10 @@ from ..lifeline import stop_pool, worker_pool
 from ..moves import Move
 
 # Levels slow enough (search, compilation) to need a worker process; the others answer in
-# microseconds and run where they are asked.
-POOLED: frozenset[str] = frozenset({"master"})
+# microseconds and run where they are asked. The network answers in milliseconds, but its
+# features come from the compiled kernel, whose import and first compilation would hold up a
+# server or a screen for seconds.
+POOLED: frozenset[str] = frozenset({"master", "neural"})
 WORKER_NICE = 10  # the workers yield the CPU to the process that serves people
 
 _worker_bots: dict[tuple[Any, ...], Any] = {}

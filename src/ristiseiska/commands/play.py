@@ -25,7 +25,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--players", type=int, metavar="N", help="number of players, 2–8 (default 4)")
     p.add_argument("--bots", metavar="LEVELS",
                    help="bot level per other seat, comma separated (e.g. expert,expert,master); one level applies to all; "
-                        "Finnish names work too (aloittelija, taitava, mestari)")
+                        "Finnish names work too (aloittelija, taitava, itseoppinut, mestari)")
     p.add_argument("--name", help="your name")
     p.add_argument("--deals", type=int, metavar="N", help="match length in deals (default: the rules' own)")
     p.add_argument("--target", type=int, metavar="POINTS", help="match ends when someone reaches this total")
@@ -43,7 +43,7 @@ def settings_from_args(args: argparse.Namespace) -> dict[str, object]:
     from ristiseiska.commands.common import CliError, load_rules
     from ristiseiska.rules import RulesError, preset
     from ristiseiska.tui.app import default_settings
-    from ristiseiska.tui.session import bot_levels, level_id
+    from ristiseiska.tui.session import bot_levels, level_id, level_label
 
     lang = args.lang or "fi"
     rules_file = None
@@ -71,8 +71,9 @@ def settings_from_args(args: argparse.Namespace) -> dict[str, object]:
             continue
         level = level_id(b)  # the command-line name or the Finnish one (taitava)
         if level is None:
+            finnish = ", ".join(level_label(x, "fi") for x in bot_levels())
             raise CliError(f"unknown bot level {b!r}; known: {', '.join(bot_levels())} "
-                           "(or in Finnish: satunnainen, aloittelija, taitava, mestari)")
+                           f"(or in Finnish: {finnish})")
         bots.append(level)
     if len(bots) == 1:
         bots = bots * (players - 1)

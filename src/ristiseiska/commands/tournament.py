@@ -9,7 +9,8 @@ from typing import Any
 
 HELP = "play bots against each other over many deals and compare them"
 DESCRIPTION = (
-    "Play many deals between bots (random, basic, expert, master), seats rotating, and print "
+    "Play many deals between bots (random, basic, expert, neural, master and the others of "
+    "docs/strength.md), seats rotating, and print "
     "per bot: deals, wins, win rate with a 95% confidence interval, mean points with a 95% "
     "interval, mean rank and thinking time. A bot may carry options: "
     "master:iterations=50:time_limit=1."

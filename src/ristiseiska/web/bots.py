@@ -1,6 +1,7 @@
 """The web server's use of the bots (:mod:`ristiseiska.bots`).
 
-Levels in :data:`POOLED` (the searching ``master``) think in the app's :class:`BotPool` of
+Levels in :data:`POOLED` (the searching ``master``, and ``neural``, whose features need the
+compiled kernel) think in the app's :class:`BotPool` of
 worker processes, so neither their search nor the numba compilation behind it ever holds up the
 event loop; the quick levels answer in microseconds and run in place. Hints come from the
 expert bot.

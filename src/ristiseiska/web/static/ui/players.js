@@ -50,7 +50,7 @@ export function Seat({ s, i, view, you, log, waiting, mine = false, isHost = fal
   return html`<div class=${"player" + (toMove ? " to-move" : "") + (mine ? " me" : "") + (place ? " out" : "")} data-seat=${i} data-to-move=${toMove ? "true" : undefined}
       data-out=${place || undefined}>
     <div class="phead"><${Avatar} name=${s.name} i=${i}/>
-      <div class="pname"><strong>${s.name}</strong>${mine ? ` (${t("web.table.you")})` : ""}
+      <div class="pname" title=${s.kind === "bot" ? `${s.name} · ${levelName(s.bot)}` : s.name}><strong>${s.name}</strong>${mine ? ` (${t("web.table.you")})` : ""}
         ${s.kind === "bot" && html`<small class="plevel"> · ${levelName(s.bot)}</small>`}
         ${view && view.dealer === i && html`<small> · ${t("web.table.dealer")}</small>`}
         ${presence && html`<small class="presence"> · ${presence}</small>`}</div></div>
