@@ -262,13 +262,12 @@ def _expert_pick(lm, h, hands, n, seat, behind, values, w, lo, hi, params, line,
     Returns the chosen card's index among the bits of ``lm``, its score and the threat now
     (the hoarding score needs it)."""
     others = _ZERO
+    near = False
     for j in range(n):
         if j != seat:
             others |= hands[j]
-    near = False
-    for j in range(n):
-        if j != seat and popcount(hands[j]) <= 3:
-            near = True
+            if popcount(hands[j]) <= 3:
+                near = True
     t_now = _threat(hands, n, seat, others, excl, playable) if near else 0.0
     if popcount(h) == 1:  # its last card: going out beats everything
         return 0, 1000.0, t_now

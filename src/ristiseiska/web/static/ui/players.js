@@ -44,14 +44,15 @@ export function Seat({ s, i, view, you, log, waiting, mine = false, isHost = fal
   const count = view ? view.hand_sizes[i] : 0;
   const act = view && !over ? lastAction(view, log, i, s.name) : null;
   const place = placing(view, i);
+  const level = s.kind === "bot" ? levelName(s.bot) : "";
   const presence = s.kind === "friend"
     ? (s.standin ? t("webtable.standin") : !s.taken ? t("web.table.free") : s.online ? "" : s.away ? t("webtable.away") : t("webtable.offline"))
     : "";
   return html`<div class=${"player" + (toMove ? " to-move" : "") + (mine ? " me" : "") + (place ? " out" : "")} data-seat=${i} data-to-move=${toMove ? "true" : undefined}
       data-out=${place || undefined}>
     <div class="phead"><${Avatar} name=${s.name} i=${i}/>
-      <div class="pname" title=${s.kind === "bot" ? `${s.name} · ${levelName(s.bot)}` : s.name}><strong>${s.name}</strong>${mine ? ` (${t("web.table.you")})` : ""}
-        ${s.kind === "bot" && html`<small class="plevel"> · ${levelName(s.bot)}</small>`}
+      <div class="pname" title=${level ? `${s.name} · ${level}` : s.name}><strong>${s.name}</strong>${mine ? ` (${t("web.table.you")})` : ""}
+        ${level && html`<small class="plevel"> · ${level}</small>`}
         ${view && view.dealer === i && html`<small> · ${t("web.table.dealer")}</small>`}
         ${presence && html`<small class="presence"> · ${presence}</small>`}</div></div>
     ${!mine && view && !place && html`<div class="fan" aria-hidden="true">${Array.from({ length: Math.min(count, 10) }, (_, k) => html`<span class="back" key=${k}></span>`)}</div>`}
