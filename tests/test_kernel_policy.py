@@ -112,6 +112,34 @@ def _replayed(run: kernel.KernelRun) -> Iterator[tuple[Game, Move]]:
             g.push(move)
 
 
+@pytest.mark.parametrize("policy", ["greedy", "sensible", "strong"])
+@pytest.mark.parametrize("hoarding", ["none", "all-but-sevens"])
+def test_heuristic_seats_always_play_their_last_card(policy: str, hoarding: str) -> None:
+    """A heuristic seat whose last card fits plays it and goes out, also after a closing
+    card (where it may stop) and where it could take the token instead: greedy once stopped
+    there whenever the card opened more for the others than for itself (its own hand being
+    empty after it), the master's own later moves among them. Random play may still stop."""
+    from dataclasses import replace
+
+    rules = replace(preset("ristiseiska"), hoarding=hoarding)
+    chances = {"heuristic": 0, "out": 0}
+    for pol in (policy, "random"):
+        run = kernel.play_deals(rules, 4, seed=41, count=300, record=True, policy=pol)
+        last = {"chances": 0, "out": 0}
+        for g, move in _replayed(run):
+            hand = g.hand(g.to_move)
+            if len(hand) == 1 and len(g.legal_moves()) > 1 and any(
+                    m.kind == "play" for m in g.legal_moves()):
+                last["chances"] += 1
+                last["out"] += move.kind == "play"
+        if pol == policy:
+            chances = {"heuristic": last["chances"], "out": last["out"]}
+        else:
+            assert last["out"] < last["chances"], last  # random play sometimes stops
+    assert chances["heuristic"] >= 10, chances
+    assert chances["out"] == chances["heuristic"], chances
+
+
 def _give_agreement(policy: str) -> tuple[float, int]:
     """How often a kernel giver (``policy`` at every seat, ask-a-card) hands over a card the
     expert bot scores best in the same position, replayed in the engine."""

@@ -183,6 +183,20 @@ def _may_hoard(lm, hoard):
     return False
 
 
+@njit(inline="always")
+def _shown_lacking(playable, hoard):
+    """The cards a seat that took the token is seen not to hold: where hoarding is allowed it
+    may have kept back cards it could hoard, so only those it could not (``knowledge``'s
+    ``_mandatory_mask``: the others cannot tell a forced take from a hoard)."""
+    if hoard == HOARD_ANY:
+        return _ZERO
+    if hoard == HOARD_NOT_7:
+        return playable & _RANK7
+    if hoard == HOARD_678:
+        return playable & ~_RANK678
+    return playable
+
+
 POLICY_RANDOM, POLICY_GREEDY, POLICY_EPSILON, POLICY_SENSIBLE, POLICY_STRONG = 0, 1, 2, 3, 4
 POLICY_EXPERT = 5
 _URG1, _URG2, _URG3 = 1.0, 0.45, 0.15  # the expert bot's URGENCY by an opponent's hand size
@@ -204,7 +218,12 @@ def _heuristic_pick(lm, h, hands, n, seat, behind, values, state, w):
     cards (weight ``w[0]``) and fewest of the others' (``w[1]``; so sixes and eights stay
     back as blocks); when an opponent is down to two cards, dump expensive cards (``w[2]`` per
     point); ties are broken by noise of size ``w[3]``. Returns the new state, the chosen
-    card's index among the bits of ``lm`` and its score."""
+    card's index among the bits of ``lm`` and its score. A seat's last card is always
+    played: going out ends the deal in its favour, whatever the card opens for the others
+    (after a closing card the score decides whether to go on, and it once let a seat stop
+    with its last card playable)."""
+    if popcount(h) == 1:
+        return state, 0, 1e18
     others = _ZERO
     near = False
     for j in range(n):
@@ -548,7 +567,7 @@ def play_until(hands, n, lo, hi, seat, more, receiver, aux, turns, chips, pens, 
                 else:
                     code = PASS
                 if code < DRAW:  # it could not play with these cards open: it holds none
-                    excl[seat] |= playable
+                    excl[seat] |= _shown_lacking(playable, hoard) if code == TOKEN else playable
                 if code == ASK:
                     continue
                 end_turn = True
@@ -635,6 +654,8 @@ def play_until(hands, n, lo, hi, seat, more, receiver, aux, turns, chips, pens, 
                 if (multi or (extra and closing)) and (h & playable) != _ZERO:
                     more = True
                 else:
+                    if multi or (extra and closing):  # its turn ends silently: none fits
+                        excl[seat] |= playable
                     end_turn = True
                     played = True
         if end_turn:
