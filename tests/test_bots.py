@@ -185,6 +185,34 @@ def test_hint_legal_with_reason_in_both_languages(level: str) -> None:
             k += 1
 
 
+def test_master_reason_quotes_the_mean_of_its_own_points() -> None:
+    """The master's reason quotes the points its playouts leave the seat with on average (it
+    once quoted its value, which also counts going out first: "-43.2 points"), with a
+    decimal comma in Finnish."""
+    from ristiseiska.bots.reasons import render
+    from ristiseiska.scoring import hand_points
+
+    g = Game(Rules(), 4, seed=6)
+    quoted = 0
+    while not g.is_over() and quoted < 3:
+        v = g.view(g.to_move)
+        if len(v.legal_moves) > 1:
+            bot = get_bot("master", seed=1, iterations=40, rollouts=2)
+            move, (key, params) = bot.decide(v)
+            assert key == "master_points"
+            stats = bot.last_stats
+            i = [str(m) for m in v.legal_moves].index(str(move))
+            assert params["points"] == round(stats["points"][i], 1)
+            most = 21 + hand_points(g.hand(g.to_move), g.rules)
+            assert 0 <= params["points"] <= most, (params["points"], most)
+            fi, en = render(key, params, "fi"), render(key, params, "en")
+            assert f"{params['points']} points" in en
+            assert str(params["points"]).replace(".", ",") + " pisteeseen" in fi
+            quoted += 1
+        g.push(g.legal_moves()[0])
+    assert quoted == 3
+
+
 def test_hint_names_cards_in_finnish() -> None:
     g = Game(Rules(), 4, seed=4)
     texts = []
@@ -225,6 +253,30 @@ def test_inference_excludes_cards_of_a_player_who_took_the_token() -> None:
                 assert len(h) == g.hand_size(s)
         for c in hands[taker]:
             assert not (o.excluded >> int(c)) & 1
+
+
+def test_inference_reads_a_closing_card_that_ended_the_turn() -> None:
+    """An opponent plays an ace or a king and its turn ends without another card: it held
+    none that fitted. That holds when the play is the last event of the history too (the
+    next seat's decision): it once counted only once a later event existed."""
+    rules = Rules()
+    checked = 0
+    for seed in range(60):
+        g = Game(rules, 4, seed=seed)
+        rng = random.Random(seed)
+        while not g.is_over():
+            last = g.events[-1] if g.events else None
+            if (last is not None and last.type == "play" and last.seat != g.to_move
+                    and g.phase == "turn" and last.card is not None and last.card.rank in (1, 13)
+                    and g.hand_size(last.seat) > 0):
+                know = infer(g.view(g.to_move))
+                o = know.opponents[last.seat]
+                assert g.table.playable & ~o.excluded == 0, (seed, str(last.card))
+                assert not any((o.excluded >> int(c)) & 1 for c in g.hand(last.seat))
+                checked += 1
+            legal = g.legal_moves()
+            g.push(legal[rng.randrange(len(legal))])
+    assert checked >= 20, checked
 
 
 def test_inference_knows_a_card_it_gave() -> None:

@@ -452,10 +452,7 @@ def _replay(view: Any, rules: Rules, names: dict[str, Card], opps: dict[int, Opp
                     closing and rules.extra_move
                     and (rules.ace != "first-decides" or card_type(rules, int(as_ or card)) % 13 == 0)
                 )
-                nxt = hist[i + 1] if i + 1 < len(hist) else None
-                went_out = nxt is None and view.hand_sizes[s] == 0
-                if more and nxt is not None and not (nxt["seat"] == s and nxt["type"] in ("play", "stop")) \
-                        and not went_out and not _out_at(view, s, hist, i):
+                if more and _ended_silently(view, hist, i) and not _out_at(view, s, hist, i):
                     _exclude(o, table.playable)
         elif typ in FAILURES:
             if o is not None and table.opened:
@@ -624,15 +621,12 @@ class ReplayCache:
                         and (rules.ace != "first-decides"
                              or card_type(rules, int(as_ or card)) % 13 == 0)
                     )
-                    nxt = hist[i + 1] if i + 1 < len(hist) else None
-                    went_out = nxt is None and view.hand_sizes[s] == 0
-                    if more and nxt is not None and not (nxt["seat"] == s and nxt["type"] in ("play", "stop")) \
-                            and not went_out and not _out_at(view, s, hist, i):
+                    if more and _ended_silently(view, hist, i) and not _out_at(view, s, hist, i):
                         _exclude(o, table.playable)
                         # final once the player has played again (then never out here)
                         final = any(h["seat"] == s and h["type"] == "play"
                                     for h in hist[i + 1:])
-                    elif more and nxt is None:
+                    elif more and i + 1 == len(hist):
                         final = False  # what follows decides
             elif typ in FAILURES:
                 if o is not None and table.opened:
@@ -700,6 +694,18 @@ def _may_stay_open(rules: Rules, table: Table, names: dict[str, Card], e: dict[s
     ends = table.line[0]  # a "rows" layout: the same ranks on every row, fixed ends
     r = t % 13 + 1
     return r == ends[0] or r == ends[-1]
+
+
+def _ended_silently(view: Any, hist: Any, i: int) -> bool:
+    """Whether the turn of the play ``hist[i]``, which the rules would have let go on (an
+    extra move, multi-play), ended without another card or a stop: then the player held no
+    card that fitted. The play may be the last event: the turn has ended unless the player
+    is still in its extra move, or went out with it (``_out_at`` tells a later end)."""
+    s = hist[i]["seat"]
+    if i + 1 < len(hist):
+        nxt = hist[i + 1]
+        return not (nxt["seat"] == s and nxt["type"] in ("play", "stop"))
+    return not (view.to_move == s and view.phase == "more") and view.hand_sizes[s] > 0
 
 
 def _out_at(view: Any, seat: int, hist: Any, i: int) -> bool:

@@ -287,9 +287,12 @@ class MasterBot(Bot):
         move = legal[i]
         base = self._expert.reason_for(view, move)
         worlds = stats["worlds"]
-        if kernel is not None:
+        if kernel is not None and "points" in stats:
+            # the mean of the seat's own points, not the value: that also counts going out first
             return move, ("master_points", {"base": base, "worlds": worlds,
-                                            "points": round(-stats["value"][i], 1)})
+                                            "points": round(stats["points"][i], 1)})
+        if kernel is not None:  # the network played its later moves: no points of their own
+            return move, ("master_neural", {"base": base, "worlds": worlds})
         pct = round(100 * stats["wins"][i] / worlds) if worlds else 0
         return move, ("master", {"base": base, "worlds": worlds, "pct": pct})
 
@@ -427,6 +430,7 @@ class MasterBot(Bot):
             return self._search_masks(view, legal, kernel, masks, rng, start)
         rows: list[list[list[int]]] = [[] for _ in legal]
         terminal: list[list[float]] = [[] for _ in legal]
+        own_points: list[list[float]] = [[] for _ in legal]  # the same deals' points alone
         positions: list[dict[str, Any] | None] = [None] * len(legal)
         worlds = 0
         for hands, stock in self._worlds(view, rng, iterations):
@@ -439,6 +443,7 @@ class MasterBot(Bot):
                     res = g.result
                     terminal[i].append(float(res.points[me])
                                        - self.win_bonus * (res.winner == me))
+                    own_points[i].append(float(res.points[me]))
                     continue
                 if positions[i] is None:
                     positions[i] = kernel.position_from_game(g)
@@ -449,9 +454,10 @@ class MasterBot(Bot):
         seed = rng.getrandbits(63)
         policy = self._playout_policy(view.players, me)
         won = np.zeros(view.players)
-        values = []
+        values, points = [], []
         for i in range(len(legal)):
             total = sum(terminal[i])
+            total_points = sum(own_points[i])
             count = len(terminal[i])
             pos = positions[i]
             if rows[i] and pos is not None:
@@ -462,11 +468,14 @@ class MasterBot(Bot):
                                              policy=policy, wins=won, lookahead=(
                                                  me, self.lookahead, self.tries, self.win_bonus))
                 total += (float(mean[me]) - self.win_bonus * float(won[me])) * k
+                total_points += float(mean[me]) * k
                 count += k
             values.append(-total / count if count else 0.0)
+            points.append(total_points / count if count else 0.0)
         self.last_stats = {
             "worlds": worlds, "seconds": time.perf_counter() - start,
             "moves": [str(m) for m in legal], "value": values, "wins": [0] * len(legal),
+            "points": points,
         }
         return self.last_stats
 
@@ -484,7 +493,7 @@ class MasterBot(Bot):
         base = game_of_world(view, masks[0], rng)
         seed = rng.getrandbits(63)
         won = np.zeros(n)
-        values = []
+        values, points = [], []
         for m in legal:
             g = base.copy()
             g.push(m)
@@ -494,6 +503,7 @@ class MasterBot(Bot):
                 res = g.result
                 assert res is not None
                 values.append(-(float(res.points[me]) - self.win_bonus * (res.winner == me)))
+                points.append(float(res.points[me]))
                 continue
             pos = kernel.position_from_game(g)
             pos["hands"] = worlds_after(masks, base, g)
@@ -501,9 +511,11 @@ class MasterBot(Bot):
                                          policy=policy, wins=won, lookahead=(
                                              me, self.lookahead, self.tries, self.win_bonus))
             values.append(-(float(mean[me]) - self.win_bonus * float(won[me])))
+            points.append(float(mean[me]))
         self.last_stats = {
             "worlds": count, "seconds": time.perf_counter() - start,
             "moves": [str(m) for m in legal], "value": values, "wins": [0] * len(legal),
+            "points": points,
         }
         return self.last_stats
 

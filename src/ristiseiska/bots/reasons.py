@@ -161,6 +161,8 @@ def render(key: str, params: dict[str, Any], lang: str = "fi") -> str:
             from ..i18n import move_words
 
             fmt[k] = move_words(v, lang)
+        elif isinstance(v, float) and lang == "fi":  # Finnish writes a decimal comma
+            fmt[k] = str(v).replace(".", ",")
         else:
             fmt[k] = v
     for k in ("mine", "theirs"):
