@@ -563,9 +563,16 @@ class Game:
             self.events.append(Event(seat, SWAP, CARDS[real]))
             self._played = True  # a swap is the turn's play
             self._stall = 0
-            self._end_turn()
+            if self._stuck():  # e.g. the table is now full and the joker taken back is dead
+                self._finish_stuck()
+            else:
+                self._end_turn()
         else:  # pragma: no cover - legal_moves never offers other kinds yet
             raise IllegalMoveError(f"{move} is not supported by these rules")
+        if kind in (GIVE, DRAW) and self.rules.jokers and self._phase != OVER and self._stuck():
+            # Cards only change hands here, so this cannot happen today; the deal still ends
+            # the moment nothing in any hand can be played, whatever the last action was.
+            self._finish_stuck()  # pragma: no cover
 
     def _remove_card(self, seat: int, card: Card) -> int:
         """Take a card (either copy of it, with identical decks) out of a hand; return the id."""

@@ -378,7 +378,13 @@ def _check_event(game: Game, i: int, ev: Any) -> None:
         raise RecordError(f"{where} has seat {seat}, which is not a seat (0–{game.n - 1})")
     where = f"event {i} ({_describe(ev)} by seat {seat})"
     if game.is_over():
-        raise RecordError(f"{where} comes after the end of the deal (it ended with event {i - 1})")
+        why = ""
+        if game.result is not None and game.result.end == "stuck":
+            # records of engines before issue 52 went on after a swap left nothing playable
+            why = ": no card left in any hand can be played"
+        raise RecordError(
+            f"{where} comes after the end of the deal (it ended with event {i - 1}{why})"
+        )
     if seat != game.to_move:
         doing = "to give a card" if game.phase == "give" else "to move"
         raise RecordError(f"{where}: it is seat {game.to_move}'s turn {doing}, not seat {seat}'s")
