@@ -18,7 +18,10 @@ server → client
   hand and no moves; ``view`` is ``null`` for everyone, the host included, while the table
   waits for its friends (``table.waiting``); ``table`` (seats, rules) is left out when
   unchanged since the last state; a table with a turn clock adds ``"clock": {"seat": S,
-  "remaining_ms": M}`` while a friend decides, else ``null`` (web/clock.py)
+  "remaining_ms": M}`` while a friend decides, else ``null`` (web/clock.py); a table with
+  ``auto_forced`` (the default) adds ``"forced": {"seat": S, "move": "token", "remaining_ms":
+  M}`` while the server waits to make a person's only, forced move, else ``null``
+  (web/forced.py)
   ``{"type": "ack", "move": "H6", "id": 7}`` (after the move is stored) ·
   ``{"type": "hint", "move": …, "reason": …}`` · ``{"type": "error", "code": …, "message": …}``
   · ``{"type": "pong"}`` · ``{"type": "chat", "seat": S|null, "name": N, "phrase": ID}`` (or
@@ -60,6 +63,7 @@ from . import chat, open_tables
 from .analysis_api import close_pool as close_analysis_pool
 from .analysis_api import router as analysis_router
 from .clock import option as clock_option
+from .forced import option as forced_option
 from .puzzles_api import router as puzzles_router
 from .rematch import router as rematch_router
 from .security import (
@@ -206,7 +210,8 @@ def build_config(data: Any, max_match_deals: int = 100) -> dict[str, Any]:
             "rules": rules.to_dict(), "seats": clean, "seed": seed,
             **open_tables.option(data),
             **chat.option(data),  # issue 20: free text at the table (web/chat.py)
-            **clock_option(data, ActionError)}
+            **clock_option(data, ActionError),
+            **forced_option(data, ActionError)}  # issue 52 (web/forced.py)
 
 
 def _warm_bots(pool: BotPool, say: Callable[[str], None]) -> None:

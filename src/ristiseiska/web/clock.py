@@ -79,6 +79,8 @@ def describe(event: Mapping[str, Any], names: Sequence[str] | None, lang: str) -
     text = i18n.describe_event(event, names, lang)
     if event.get("timeout"):
         text = f"{text} {i18n.t('clock.log.timeout', lang)}"
+    elif event.get("auto"):  # a forced move made for the player (web/forced.py)
+        text = f"{text} {i18n.t('forced.log.auto', lang)}"
     return text
 
 

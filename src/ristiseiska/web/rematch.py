@@ -41,7 +41,8 @@ def rematch_config(old: LiveTable) -> dict[str, Any]:
     reserved = [i for i, s in enumerate(old.seats) if s.kind == "friend" and s.token_hash]
     out = {"preset": c.get("preset"), "base": c.get("base"), "rules": c["rules"],
            "seats": seats, "seed": None, "reserved": reserved, "rematch_of": old.id}
-    for key in ("clock", "open", "chat_text"):  # table options of issue 20, when set
+    # table options of issue 20 and issue 52's auto_forced, when set
+    for key in ("clock", "open", "chat_text", "auto_forced"):
         if key in c:
             out[key] = c[key]
     return out

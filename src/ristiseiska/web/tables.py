@@ -37,6 +37,7 @@ from ..table import NO, Table
 from ..view import make_view, public_event
 from . import bots as botlib
 from . import clock as clockmod
+from . import forced as forcedmod
 from .security import InputError, clean_text, name_key
 
 MAX_NAME = 24
@@ -184,6 +185,7 @@ class LiveTable:
         self.store_failures = 0
         self.rematch: str | None = None  # the id of this match's rematch, once made (issue 20)
         self.clock = clockmod.TurnClock(self, ActionError)  # the turn clock (issue 20)
+        self.forced = forcedmod.ForcedMoves(self)  # forced moves made for a person (issue 52)
 
     # -- building ---------------------------------------------------------------------------
     @classmethod
@@ -196,7 +198,9 @@ class LiveTable:
         for d in range(st.deals):
             g = t.match.new_deal()
             for text in st.moves.get(d, []):
-                g.push(g.parse_move(text))
+                move = g.parse_move(text)
+                t.forced.replayed(d, g, move)
+                g.push(move)
             t.games.append(g)
             if g.result is not None:
                 t.match.add_result(g.result)
@@ -393,6 +397,7 @@ class LiveTable:
             "chat_text": bool(self.config.get("chat_text")),  # issue 20 (web/chat.py)
             "quick": bool(self.config.get("quick")),  # a quick game's table (web/open_tables.py)
             **self.clock.info(),
+            **self.forced.info(),
             "waiting": not self.started,
             "host": self.host,
             "deals_finished": len(self.match.results),
@@ -529,6 +534,8 @@ class LiveTable:
                 evs.append(public_event(ev, seat))
             if self.clock.marks:  # the moves the clock made say so
                 self.clock.mark(len(self.games) - 1, evs, start)
+            if self.forced.marks:  # and the forced moves made for a person
+                self.forced.mark(len(self.games) - 1, evs, start)
         return evs
 
     def seat_view(self, g: Game, seat: int) -> Any:
@@ -603,7 +610,7 @@ class LiveTable:
         view = self._view(conn.seat)
         msg: dict[str, Any] = {"type": "state", "you": conn.seat, "table": info,
                                "sheet": sheet, "deal": len(self.games), "view": view,
-                               **self.clock.frame()}
+                               **self.clock.frame(), **self.forced.frame()}
         if view is not None:
             msg["_hist"] = (len(self.games), conn.seat, len(self._history(conn.seat)))
         return msg
@@ -612,6 +619,7 @@ class LiveTable:
         """Queue each connection its own state. The table part (seats, rules) is sent only
         when it changed since that connection last got it; the page keeps the last one."""
         clock = self.clock.frame()  # starts, keeps or stops the turn clock (web/clock.py)
+        clock.update(self.forced.frame())  # and the pause before a forced move (web/forced.py)
         info = self.public_info()
         sheet = self.sheet()
         self.last_active = time.monotonic()
@@ -895,6 +903,7 @@ class LiveTable:
     async def close(self) -> None:
         self.closed = True
         await self.clock.close()
+        self.forced.close()
         if self._bot_task is not None:
             self._bot_task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):

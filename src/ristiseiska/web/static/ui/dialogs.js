@@ -4,6 +4,7 @@ import { t, tn, hasText, levelName, cardName, nextMoveId, reducedMotion, SUIT_SY
 import { parseCard, sortHand, moveCard, CardFace, MiniFace, HandCard, Card, rankCode } from "./cards.js";
 import { Board } from "./board.js";
 import { AnalyseButton, AnalysisPanel } from "../analysis.js";
+import { ForcedNote } from "./forced.js";
 
 const FOCUSABLE = "button:not([disabled]), a[href], input:not([disabled]), select:not([disabled]), textarea, [tabindex]:not([tabindex='-1'])";
 
@@ -32,14 +33,14 @@ export function Modal({ title, close, children }) {
     <div role="dialog" aria-modal="true" aria-label=${title} ref=${ref}><div class="row spread"><h2>${title}</h2><button data-action="close" onClick=${close}>${t("web.action.close")}</button></div>${children}</div></div>`;
 }
 
-export function RulesModal({ id, lang, close }) {
+export function RulesModal({ id, lang, close, table = null }) {
   const [rules, setRules] = useState(null);
   useEffect(() => { fetch(`/api/tables/${id}/rules?lang=${lang}`).then((r) => r.json()).then(setRules); }, [lang]);
   if (!rules) return html`<${Modal} title=${t("web.rules.title")} close=${close}>…<//>`;
   // The HTML comes from the server's own rule texts (Markdown rendered with raw HTML escaped).
   return html`<${Modal} title=${t("web.rules.title")} close=${close}>${rules.html
     ? html`<div class="rules-html" data-testid="rules-text" dangerouslySetInnerHTML=${{ __html: rules.html }}></div>`
-    : html`<div class="rules-text" data-testid="rules-text">${rules.text}</div>`}<//>`;
+    : html`<div class="rules-text" data-testid="rules-text">${rules.text}</div>`}<${ForcedNote} table=${table}/><//>`;
 }
 
 export function HistoryModal({ id, lang, sheet, close }) {

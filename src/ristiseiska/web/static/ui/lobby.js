@@ -3,6 +3,7 @@ import { html, useState, useEffect, useLayoutEffect, useRef, useCallback } from 
 import { t, tn, hasText, levelName, cardName, nextMoveId, reducedMotion, SUIT_SYMBOL, SUIT_ORDER, RANK_ORDER, FORCED } from "./text.js";
 import { ChatTextOption } from "./chat.js";
 import { ClockSelect, defaultClock } from "./clock.js";
+import { ForcedOption } from "./forced.js";
 
 // --- lobby ---------------------------------------------------------------------------------
 // A refusal of the rules names options as the engine spells them ("jokers=2 needs
@@ -36,6 +37,7 @@ export function Lobby({ lang }) {
   const [chatText, setChatText] = useState(false); // issue 20: free text at the table
   const [error, setError] = useState(null);
   const [clockChoice, setClock] = useState(undefined); // undefined: the default for the seats
+  const [autoForced, setAutoForced] = useState(true); // issue 52: forced moves made for you
   useEffect(() => { fetch(`/api/meta?lang=${lang}`).then((r) => r.json()).then(setMeta); }, [lang]);
   if (!meta) return html`<p>…</p>`;
   const preset = meta.presets.find((p) => p.name === presetName);
@@ -58,6 +60,7 @@ export function Lobby({ lang }) {
     if (seed.trim()) body.seed = parseInt(seed, 10);
     if (chatText && seats.filter((s) => s.kind === "friend").length > 1) body.chat_text = true;
     body.clock = clock;
+    body.auto_forced = autoForced;
     const r = await fetch("/api/tables", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
     const data = await r.json();
     if (!r.ok) { setError(data.error === "bad-rules" ? friendlyRulesError(data.message || "", meta) : data.error === "storage-fault" ? t("web.err.storage-fault") : t("web.error", { message: data.message || r.statusText })); return; }
@@ -100,6 +103,7 @@ export function Lobby({ lang }) {
       </fieldset>`)}
     </div>
     <${ClockSelect} value=${clock} set=${setClock}/>
+    <${ForcedOption} checked=${autoForced} set=${setAutoForced}/>
     <details><summary>${t("web.lobby.house_rules")}</summary>
       <div class="opts">${Object.entries(meta.options).map(([k, o]) => html`<${OptionInput} name=${k} opt=${o} value=${k in options ? options[k] : base[k]} set=${(v) => setOpt(k, v)}/>`)}</div>
       <div class="row"><label>${t("web.lobby.seed")}: <input size="12" inputmode="numeric" value=${seed} onInput=${(e) => setSeed(e.target.value)}/></label></div>

@@ -15,6 +15,7 @@ import { claimSeat } from "./lobby.js";
 import { QuickWait } from "./open.js";
 import { ChatButton, SpectatorChat, chatErrorText } from "./chat.js";
 import { BackButton } from "./clock.js";
+import { forcedText } from "./forced.js";
 
 // The status line when the player has no card to play: why, and what the button will do.
 export function cannotPlayText(other) {
@@ -166,6 +167,7 @@ export function TablePage({ id, lang, langs = null }) {
       const to = view.history.length ? view.history[view.history.length - 1].seat : null;
       status = t("web.table.give", { name: to !== null ? names[to] : "?" });
     } else if (myTurn && view.phase === "more") status = t("web.table.more");
+    else if (myTurn && state.forced && state.forced.seat === you && other.includes(state.forced.move)) { status = forcedText(state.forced); cannot = true; }
     else if (myTurn && !Object.keys(byCard).length && other.some((m) => FORCED.includes(m))) { status = cannotPlayText(other); cannot = true; }
     else if (myTurn) status = t("web.table.your_turn");
     else status = t("web.table.waiting", { name: names[view.to_move] });
@@ -235,7 +237,7 @@ export function TablePage({ id, lang, langs = null }) {
     <section class="mine" aria-label=${t("web.table.hand")}>
       <div class="mybar">
         ${view && you !== null && html`<${Seat} s=${table.seats[you]} i=${you} view=${view} you=${you} log=${state.log || []} waiting=${waiting} mine=${true} total=${totals ? totals[you] : null} clock=${state.clock}/>`}
-        <div class=${"status" + (myTurn ? " mine" : "") + (cannot ? " cannot" : "")} role="status" data-testid="status">${status}</div>
+        <div class=${"status" + (myTurn ? " mine" : "") + (cannot ? " cannot" : "")} role="status" data-testid="status" data-forced=${myTurn && state.forced && state.forced.seat === you ? "true" : null}>${status}</div>
         <div class="actions">
           <${BackButton} table=${table} you=${you} send=${send}/>
           ${myTurn && other.map((m) => html`<button class="primary" data-action=${m} title=${FORCED.includes(m) ? "T" : m === "stop" ? (lang === "fi" ? "L" : "E") : ""} onClick=${() => play(m)}>${state.labels?.[m] || m}</button>`)}
@@ -258,6 +260,6 @@ export function TablePage({ id, lang, langs = null }) {
     </aside>
     </div>
     <${Toasts} toasts=${toasts}/>
-    ${modal === "rules" && html`<${RulesModal} id=${id} lang=${lang} close=${() => setModal(null)}/>`}
+    ${modal === "rules" && html`<${RulesModal} id=${id} lang=${lang} table=${table} close=${() => setModal(null)}/>`}
     ${modal === "history" && html`<${HistoryModal} id=${id} lang=${lang} sheet=${sheet} close=${() => setModal(null)}/>`}`;
 }
