@@ -42,6 +42,10 @@ from ..moves import Move
 # features come from the compiled kernel, whose import and first compilation would hold up a
 # server or a screen for seconds.
 POOLED: frozenset[str] = frozenset({"master", "neural"})
+# What such a level plays while the compiled code it needs is not ready yet (the first minute
+# after installing, while a worker compiles it): the expert's rules, which need no compiler,
+# so that no table ever waits on a compilation (issue 50; docs/web.md, *The first minute*).
+STAND_IN: dict[str, str] = {"master": "expert", "neural": "expert"}
 WORKER_NICE = 10  # the workers yield the CPU to the process that serves people
 
 _worker_bots: dict[tuple[Any, ...], Any] = {}
@@ -60,14 +64,19 @@ def _init_worker(nice: int, quiet: bool) -> None:
             pass
 
 
-def _warm_up() -> float:
-    """Compile (or load from the disk cache) the kernel; the seconds it took."""
+def compile_kernel(neural: bool = False) -> float:
+    """Compile (or load from the disk cache) the kernel, and with ``neural`` the network's
+    environment too; the seconds it took."""
     start = time.perf_counter()
     try:
         from .. import kernel
     except ImportError:  # numba missing: the master bot plays with Python playouts
         return 0.0
     kernel.warm_up()
+    if neural:
+        from ..kernel import vecenv
+
+        vecenv.warm_up()
     return time.perf_counter() - start
 
 
@@ -133,6 +142,7 @@ class BotPool:
         self._lock = threading.Lock()
         self._closed = False
         self._warm: concurrent.futures.Future[float] | None = None
+        self._warm_neural: concurrent.futures.Future[float] | None = None
 
     def _pool(self) -> concurrent.futures.ProcessPoolExecutor:
         with self._lock:
@@ -156,13 +166,33 @@ class BotPool:
             pool.shutdown(wait=False, cancel_futures=True)
             return self._pool().submit(fn, *args)
 
-    def ensure_warm(self) -> concurrent.futures.Future[float]:
-        """:meth:`warm_up`, once per pool."""
+    def ensure_warm(self, neural: bool = False) -> concurrent.futures.Future[float]:
+        """:meth:`warm_up`, once per pool; with ``neural``, the neural bot's part as well
+        (asked for only when a neural bot plays: it would hold up the queue)."""
         with self._lock:
             fut = self._warm
         if fut is None:
             fut = self._warm = self.warm_up()
+        if neural:
+            with self._lock:
+                fut = self._warm_neural
+            if fut is None:
+                fut = self._warm_neural = self._submit(compile_kernel, True)
         return fut
+
+    def ready(self, level: str) -> bool:
+        """Whether ``level`` can think now without compiling first: every level outside
+        :data:`POOLED`, and those once the pool's warm-up (started here if need be) is done.
+        A warm-up that failed leaves the level not ready (its stand-in plays on)."""
+        if level not in POOLED:
+            return True
+        fut = self.ensure_warm(neural=level == "neural")
+        return fut is not None and fut.done() and not fut.cancelled() and fut.exception() is None
+
+    def stand_in(self, level: str) -> str | None:
+        """The level that plays for ``level`` now (:data:`STAND_IN`) while it is not
+        :meth:`ready`; ``None`` when it can think itself."""
+        return None if self.ready(level) else STAND_IN.get(level, "expert")
 
     def warm_up(self) -> concurrent.futures.Future[float]:
         """Start a worker and compile the kernel in it; the future gives the seconds it took.
@@ -170,7 +200,7 @@ class BotPool:
         With one worker the kernel is then ready for every bot; with several, the others load
         it from the disk cache the first one wrote when they start.
         """
-        return self._submit(_warm_up)
+        return self._submit(compile_kernel)
 
     def submit(self, level: str, seed: int, view: Any,
                **options: Any) -> concurrent.futures.Future[Move]:
@@ -210,8 +240,16 @@ class PooledBot:
 
     def __init__(self, pool: BotPool, level: str, seed: int, **options: Any) -> None:
         self.pool, self.name, self.seed, self.options = pool, level, seed, options
+        self.stood_in: str | None = None  # the level that made the last move for it, if any
 
     def choose(self, view: Any) -> Move:
+        # While the compiled code is being built, the stand-in level answers here at once.
+        self.stood_in = self.pool.stand_in(self.name)
+        if self.stood_in is not None:
+            from . import get_bot
+
+            move: Move = get_bot(self.stood_in, seed=self.seed).choose(view)
+            return move
         return self.pool.choose(self.name, self.seed, view, **self.options)
 
     def __call__(self, view: Any) -> Move:

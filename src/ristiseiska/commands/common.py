@@ -90,3 +90,55 @@ def check_numbers(command: str, args: Any) -> None:
         if not glo <= value <= ghi:  # a side left to the command, still bounded
             raise CliError(f"{flag} must be from {_bound(glo)} to {_bound(ghi)}, not "
                            f"{_number(value)}")
+
+
+# The lines a long compilation prints (issue 50): English, or Finnish with --lang fi.
+WARMING = {
+    "en": {"wait": "ristiseiska: compiling the bots' kernel (once after installing; later runs "
+                   "load it in a second)… {s} s",
+           "ready": "ristiseiska: the kernel is ready ({s} s)"},
+    "fi": {"wait": "ristiseiska: käännetään bottien ydintä (kerran asennuksen jälkeen; "
+                   "myöhemmin se latautuu sekunnissa)… {s} s",
+           "ready": "ristiseiska: ydin on valmis ({s} s)"},
+}
+
+
+def warm_kernel(neural: bool = False, lang: str = "en", say: Any = None,
+                first: float = 2.0, every: float = 10.0) -> float:
+    """Compile (or load from the disk cache) the numba kernel in this process, and with
+    ``neural`` the network's environment too, so that worker processes started afterwards load
+    it from the disk cache. A wait over ``first`` seconds prints a line on standard error and
+    another every ``every`` seconds, then one when it is ready: never a silent minute. The
+    seconds it took (0 without numba)."""
+    import sys
+    import threading
+    import time
+
+    texts = WARMING.get(lang, WARMING["en"])
+    if say is None:
+        def say(line: str) -> None:
+            print(line, file=sys.stderr, flush=True)
+    done = threading.Event()
+    spoke: list[bool] = []
+    start = time.perf_counter()
+
+    def ticker() -> None:
+        wait = first
+        while not done.wait(wait):
+            say(texts["wait"].format(s=int(time.perf_counter() - start)))
+            spoke.append(True)
+            wait = every
+
+    thread = threading.Thread(target=ticker, daemon=True, name="ristiseiska-warm")
+    thread.start()
+    try:
+        from ..bots.pool import compile_kernel
+
+        compile_kernel(neural)
+    finally:
+        done.set()
+        thread.join()
+    took = time.perf_counter() - start
+    if spoke:
+        say(texts["ready"].format(s=f"{took:.0f}"))
+    return took

@@ -152,9 +152,13 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"--workers must be at least 1, not {args.workers}")
     try:
         rules.check_players(args.players)
-        choose_engine(args.engine, rules, args.players)
+        engine = choose_engine(args.engine, rules, args.players)
     except (RulesError, ValueError) as e:
         raise CliError(str(e)) from None
+    if engine == "kernel":  # the first run compiles it: a line every few seconds meanwhile
+        from ristiseiska.commands.common import warm_kernel
+
+        warm_kernel(lang=args.lang)
     out = None
     if args.records:
         try:

@@ -16,6 +16,10 @@ DESCRIPTION = (
     "master:iterations=50:time_limit=1."
 )
 
+# the bots whose thinking needs the compiled kernel (and the network's environment)
+KERNEL_BOTS = frozenset({"master", "master-neural", "master-classic", "neural"})
+NEURAL_BOTS = frozenset({"master-neural", "neural"})
+
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--preset", default="ristiseiska", help="named rule set (default: ristiseiska)")
@@ -61,6 +65,7 @@ def run(args: argparse.Namespace) -> int:
         TournamentError,
         check_setup,
         paired_difference,
+        parse_bot_spec,
         plot,
         run_tournament,
         same_deals,
@@ -94,6 +99,13 @@ def run(args: argparse.Namespace) -> int:
     except TournamentError as e:
         raise CliError(str(e)) from None
 
+    names = {parse_bot_spec(spec)[0] for spec in specs}
+    if not args.ray_address and names & KERNEL_BOTS:
+        # compiled here once (a line every few seconds while it lasts), so that every worker
+        # loads it from the disk cache instead of each compiling it in silence
+        from ristiseiska.commands.common import warm_kernel
+
+        warm_kernel(neural=bool(names & NEURAL_BOTS))
     console = Console(stderr=True)
     total = args.games * (len(specs) if args.duplicate else 1)
     with Progress(TextColumn("[bold]tournament"), BarColumn(), MofNCompleteColumn(),

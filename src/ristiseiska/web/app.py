@@ -25,7 +25,9 @@ server → client
   ``{"type": "ack", "move": "H6", "id": 7}`` (after the move is stored) ·
   ``{"type": "hint", "move": …, "reason": …}`` · ``{"type": "error", "code": …, "message": …}``
   · ``{"type": "pong"}`` · ``{"type": "chat", "seat": S|null, "name": N, "phrase": ID}`` (or
-  ``"text"``; to everyone at the table)
+  ``"text"``; to everyone at the table) · ``{"type": "notice", "code": "warming", "level":
+  "master"}`` (once per table: that level's compiled code is still being built, so it plays by
+  the expert's rules meanwhile; bots/pool.py ``STAND_IN``)
 
 A bad message gets an error reply to its sender only; nothing changes and the socket stays open.
 A move's ``id`` makes it idempotent: a resent id gets the same ack again and is not played twice.
@@ -216,7 +218,8 @@ def build_config(data: Any, max_match_deals: int = 100) -> dict[str, Any]:
 
 def _warm_bots(pool: BotPool, say: Callable[[str], None]) -> None:
     say("ristiseiska: preparing the master bot in a background process (the first run "
-        "compiles it, which can take a minute; the lobby works meanwhile)")
+        "compiles it, which can take a minute; meanwhile the lobby works and a master bot "
+        "plays by the expert's rules)")
     start = time.perf_counter()
 
     def done(fut: concurrent.futures.Future[float]) -> None:
@@ -229,7 +232,7 @@ def _warm_bots(pool: BotPool, say: Callable[[str], None]) -> None:
         else:
             say(f"ristiseiska: the master bot is ready ({time.perf_counter() - start:.1f} s)")
 
-    pool.warm_up().add_done_callback(done)
+    pool.ensure_warm().add_done_callback(done)  # the tables' bots ask the pool when it is done
 
 
 def create_app(database_url: str | None = None, bot_delay: float = 0.8,

@@ -186,6 +186,7 @@ class LiveTable:
         self.rematch: str | None = None  # the id of this match's rematch, once made (issue 20)
         self.clock = clockmod.TurnClock(self, ActionError)  # the turn clock (issue 20)
         self.forced = forcedmod.ForcedMoves(self)  # forced moves made for a person (issue 52)
+        self._warming_told: set[str] = set()  # levels whose stand-in the table was told of
 
     # -- building ---------------------------------------------------------------------------
     @classmethod
@@ -869,6 +870,12 @@ class LiveTable:
             if not botlib.pooled(level):  # a quick bot
                 await self._apply(seat, self._checked(seat, level, legal, None, view))
                 return
+            stand = (self.pool or shared_pool()).stand_in(level)
+            if stand is not None:  # its compiled code is still being built: no waiting on it
+                self._tell_warming(level)
+                move = self._stand_in_move(seat, stand, view)
+                await self._apply(seat, self._checked(seat, stand, legal, move, view))
+                return
         # A searching bot thinks in another process, without the table's lock: the table (and
         # the event loop) keep answering meanwhile.
         try:
@@ -882,6 +889,23 @@ class LiveTable:
             if self.closed or self.game is not g or len(g.moves) != done or g.is_over():
                 return  # the position changed while the bot thought
             await self._apply(seat, self._checked(seat, level, legal, pending, view))
+
+    def _stand_in_move(self, seat: int, level: str, view: Any) -> Move | None:
+        try:
+            move: Move = botlib.make_bot(level, self._bot_seed(seat)).choose(view)
+        except Exception:  # noqa: BLE001 - _checked logs the fallback
+            log.exception("stand-in %r at table %s seat %d failed", level, self.id, seat)
+            return None
+        return move
+
+    def _tell_warming(self, level: str) -> None:
+        """Say once per table and level that a bot plays by its stand-in's rules for now
+        (the page shows it in words: bots.warming.*)."""
+        if level in self._warming_told:
+            return
+        self._warming_told.add(level)
+        for c in list(self.conns):
+            c.send({"type": "notice", "code": "warming", "level": level})
 
     def _checked(self, seat: int, level: str, legal: list[Move], move: Move | None,
                  view: Any) -> Move:

@@ -2,7 +2,7 @@ import { html, useState, useEffect, useLayoutEffect, useRef, useCallback } from 
 import { receiveChat } from "./chat.js";
 
 // --- the table -------------------------------------------------------------------------------
-export function useTableSocket(id, lang, onError) {
+export function useTableSocket(id, lang, onError, onNotice = null) {
   const [state, setState] = useState(null);
   const [conn, setConn] = useState("connecting");
   const [hint, setHint] = useState(null);
@@ -12,6 +12,8 @@ export function useTableSocket(id, lang, onError) {
   langRef.current = lang;
   const onErrorRef = useRef(onError);
   onErrorRef.current = onError;
+  const onNoticeRef = useRef(onNotice);
+  onNoticeRef.current = onNotice;
   useEffect(() => {
     let closed = false, delay = 500, timer = null;
     const open = () => {
@@ -38,6 +40,7 @@ export function useTableSocket(id, lang, onError) {
           onErrorRef.current(msg);
         } else if (msg.type === "chat") receiveChat(id, msg); // issue 20 (chat.js)
         else if (msg.type === "hint") setHint(msg);
+        else if (msg.type === "notice" && onNoticeRef.current) onNoticeRef.current(msg);
         else if (msg.type === "ack") { setHint(null); setPending(false); }
       };
       ws.onclose = () => {

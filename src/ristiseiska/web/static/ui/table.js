@@ -42,7 +42,9 @@ export function TablePage({ id, lang, langs = null }) {
       : msg.message;
     push(text, "error");
   };
-  const { state, conn, hint, setHint, pending, setPending, send, rejoin } = useTableSocket(id, lang, onError);
+  // e.g. a bot plays by the expert's rules while its compiled code is built (said once a table)
+  const onNotice = (msg) => { const key = `bots.${msg.code}.${msg.level}`; if (hasText(key)) push(t(key), "info", 9000); };
+  const { state, conn, hint, setHint, pending, setPending, send, rejoin } = useTableSocket(id, lang, onError, onNotice);
   const [modal, setModal] = useState(null);
   const [choice, setChoice] = useState(null);
   const [name, setName] = useState(localStorage.getItem("rs.name") || "");
