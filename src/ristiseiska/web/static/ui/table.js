@@ -22,6 +22,13 @@ export function cannotPlayText(other) {
   return t("webtable.cannot.other");
 }
 
+// The hint in words: a reason that starts with the move ("Pelaa ruutunelonen: …") says it once.
+export function hintText(hint, label) {
+  const reason = String(hint.reason || "");
+  if (reason.toLowerCase().startsWith(String(label).toLowerCase())) return `${t("web.action.hint")}: ${reason}`;
+  return `${t("web.hint.title", { move: label })}: ${reason}`;
+}
+
 export function lastPlayOf(history) {
   for (let i = history.length - 1; i >= 0; i--) {
     const ev = history[i];
@@ -245,7 +252,7 @@ export function TablePage({ id, lang, langs = null }) {
       </div>
       ${choice && html`<div class="panel popover" data-testid="choice"><strong>${t("web.table.choose")}</strong>
         <div class="actions">${choice.map((m) => html`<button data-action="choose" data-move=${m} onClick=${() => play(m)}>${state.labels?.[m] || m}</button>`)}</div></div>`}
-      ${hint && myTurn && html`<div class="notice popover" data-testid="hint">${t("web.hint.title", { move: state.labels?.[hint.move] || hint.move })}: ${hint.reason}
+      ${hint && myTurn && html`<div class="notice popover" data-testid="hint">${hintText(hint, state.labels?.[hint.move] || hint.move)}
         <button data-action="play-hint" onClick=${() => play(hint.move)}>${t("webtable.play_hint")}</button> <button data-action="dismiss-hint" aria-label=${t("web.action.close")} onClick=${() => setHint(null)}>×</button></div>`}
       ${view && you !== null && html`<${Hand} cards=${hand} byCard=${byCard} myTurn=${myTurn} pending=${pending} handRef=${handRef}
           handFocus=${handFocus} focusIndex=${focusIndex} onKeyDown=${handKeys} clickCard=${clickCard}/>`}
