@@ -226,11 +226,7 @@ export function TablePage({ id, lang, langs = null }) {
       <${Opponents} table=${table} view=${view} you=${you} log=${state.log || []} isHost=${isHost} waiting=${waiting} send=${send} totals=${totals} clock=${state.clock}>${stock > 0 && html`<${Stock} n=${stock}/>`}<//>
       <div class="boardwrap">${view && html`<${Board} view=${view} lastPlay=${lastPlay} mark=${!!table.rules.distinct_decks} you=${you} handRef=${handRef}/>`}</div>
       <${SpectatorChat}/>
-      ${(you === null || waiting) && html`<div class="overlays">
-      ${you === null && html`<div class="overlay panel" data-testid="seat-picker"><p>${t("web.table.watching")}</p>
-        ${table.seats.some(free) && html`<div class="row"><label>${t("web.lobby.name")}: <input data-action="name" maxlength="24" value=${name} onInput=${(e) => setName(e.target.value)}/></label></div>
-        <div class="row">${table.seats.filter(free).map((s) => html`<button data-action="take-seat" data-seat=${s.seat} onClick=${() => take(s.seat)}>${t("web.table.take_seat")}: ${t("web.lobby.seat", { n: s.seat + 1 })}</button>`)}</div>`}
-        ${!table.seats.some(free) && html`<p>${t("room.no_free_seat")}</p>`}</div>`}
+      ${waiting && html`<div class="overlays">
       ${waiting && html`<div class="overlay panel waiting" data-testid="waiting"><h2>${t(table.quick ? "webtable.waiting.title_quick" : "webtable.waiting.title")}</h2>
         <p>${t("webtable.waiting.count", { taken: seatsTaken, total: friendSeats })}</p>
         <p>${isHost ? t("webtable.waiting.host") : t("webtable.waiting.guest")}</p>
@@ -240,6 +236,11 @@ export function TablePage({ id, lang, langs = null }) {
       ${view && view.phase === "over" && html`<${Result} view=${view} names=${names} sheet=${sheet} you=${you} send=${send} id=${id} table=${table} onError=${(m) => push(t("web.error", { message: m }), "error")}/>`}
     </section>
     <section class="mine" aria-label=${t("web.table.hand")}>
+      ${you === null && html`<div class="panel watching" data-testid="seat-picker">
+        ${table.seats.some(free) ? html`<p>${t("web.table.watching")}</p>
+        <div class="row"><label>${t("web.lobby.name")}: <input data-action="name" maxlength="24" value=${name} onInput=${(e) => setName(e.target.value)}/></label>
+        ${table.seats.filter(free).map((s) => html`<button data-action="take-seat" data-seat=${s.seat} onClick=${() => take(s.seat)}>${t("web.table.take_seat")}: ${t("web.lobby.seat", { n: s.seat + 1 })}</button>`)}</div>`
+        : html`<p>${t("webtable.watching_full")}</p>`}</div>`}
       <div class="mybar">
         ${view && you !== null && html`<${Seat} s=${table.seats[you]} i=${you} view=${view} you=${you} log=${state.log || []} waiting=${waiting} mine=${true} total=${totals ? totals[you] : null} clock=${state.clock}/>`}
         <div class=${"status" + (myTurn ? " mine" : "") + (cannot ? " cannot" : "")} role="status" data-testid="status">${status}</div>
