@@ -4,6 +4,7 @@ analysis at its default budget judges the hint's move good."""
 from __future__ import annotations
 
 import random
+import re
 from collections import Counter
 from typing import Any
 
@@ -64,6 +65,11 @@ def test_the_hint_is_the_analysis_best_move_with_its_reason() -> None:
     en = best_move_hint(view, "en", seconds=None)
     assert en.move == h.move and "The analysis tried" in en.reason
     assert not any(code in h.reason.split() for code in ("token", "stop", str(h.move)))
+    # the mean points with a decimal comma in Finnish, a point in English (issue 45): the web's
+    # hint and the terminal's F2 both say this reason
+    assert re.search(r"keskimäärin \d+,\d pisteeseen", h.reason), h.reason
+    assert not re.search(r"\d\.\d", h.reason), h.reason
+    assert re.search(r"\d+\.\d points", en.reason), en.reason
 
 
 def test_a_rule_of_thumb_says_so() -> None:

@@ -82,8 +82,11 @@ def hint_reason(view: Any, legal: list[Move], values: list[MoveValue], lang: str
     by_text = {str(m): m for m in legal}
     key, params = _best_reason(view, legal, values, by_text, ExpertBot(seed=HINT_SEED))
     base = _reason_words(key, params, lang).rstrip()
+    points = f"{best.points:.1f}"
+    if lang == "fi":  # Finnish writes a decimal comma
+        points = points.replace(".", ",")
     return base + " " + t("analysis.hint.basis", lang, worlds=HINT_BUDGET.worlds,
-                          points=f"{best.points:.1f}", win=round(100 * best.win))
+                          points=points, win=round(100 * best.win))
 
 
 def _best_reason(view: Any, legal: list[Move], values: list[MoveValue], by_text: dict[str, Move],

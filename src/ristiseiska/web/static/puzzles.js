@@ -216,7 +216,7 @@ function App() {
           <section class="panel">
             <details open=${window.innerWidth > 760}>
               <summary><b>${t("puzzles.history", { n: pos.history.length })}</b></summary>
-              <ol class="pz-history" data-testid="history">${pos.history.map((h) => html`<li>${h}</li>`)}</ol>
+              <ol class="pz-history" data-testid="history" tabindex="0" aria-label=${t("puzzles.history", { n: pos.history.length })}>${pos.history.map((h) => html`<li>${h}</li>`)}</ol>
             </details>
           </section>
         </div>

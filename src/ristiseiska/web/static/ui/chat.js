@@ -2,7 +2,7 @@
 // it) as short bubbles on the sender's panel, a small log the player opens from the top bar,
 // and a mute per player kept in localStorage for this table. The server checks everything
 // (web/chat.py); this page only shows what it is sent, each phrase in the reader's language.
-import { html, useState, useEffect, useRef } from "../vendor/htm-preact-standalone.mjs";
+import { html, useState, useEffect, useLayoutEffect, useRef } from "../vendor/htm-preact-standalone.mjs";
 import { t, hasText } from "./text.js";
 
 export const BUBBLE_MS = 6000; // how long a bubble stays on the panel
@@ -44,6 +44,35 @@ export function messageText(m) {
   if (p && p.kind === "reaction") return p.text;
   return hasText(`chat.phrase.${m.phrase}`) ? t(`chat.phrase.${m.phrase}`) : "…";
 }
+// --- icons: drawn here, so no picture depends on a colour-emoji font (without one an emoji is
+// an empty box); a reaction's words are its label ---------------------------------------------
+const FACE = html`<circle cx="12" cy="12" r="10" fill="#ffcc33" stroke="#a86b00" stroke-width="1"/>`;
+const EYES = html`<circle cx="8.5" cy="9.5" r="1.4" fill="#4a3000"/><circle cx="15.5" cy="9.5" r="1.4" fill="#4a3000"/>`;
+const INK = { fill: "none", stroke: "#4a3000", "stroke-width": "1.6", "stroke-linecap": "round" };
+const ICONS = {
+  "r-laugh": html`${FACE}<path d="M6.8 10q1.6-2.2 3.2 0M14 10q1.6-2.2 3.2 0" ...${INK}/><path d="M6.5 13h11a5.5 5.5 0 0 1-11 0z" fill="#4a3000"/>`,
+  "r-wow": html`${FACE}${EYES}<ellipse cx="12" cy="16" rx="2.3" ry="3" fill="#4a3000"/>`,
+  "r-sad": html`${FACE}${EYES}<path d="M8 17.5q4-4 8 0" ...${INK}/><path d="M17.2 11.2q-1.7 2.7 0 3.6q1.7-.9 0-3.6z" fill="#2f7de1"/>`,
+  "r-think": html`${FACE}${EYES}<path d="M6.5 6.8l3-1.2M14.5 6.2l3 .4M9 16.4l6-1.4" ...${INK}/>`,
+  "r-clap": html`<rect x="4.6" y="5.5" width="7" height="13.5" rx="3.5" transform="rotate(-20 8.1 12.2)" fill="#ffcc33" stroke="#a86b00"/>
+    <rect x="11.6" y="5.5" width="7" height="13.5" rx="3.5" transform="rotate(16 15.1 12.2)" fill="#ffdd66" stroke="#a86b00"/>
+    <path d="M3.5 3.8l1.6 1.6M12 1.2v2.2M20.5 3.8l-1.6 1.6" ...${INK} stroke="#a86b00"/>`,
+  "r-thumbs": html`<path d="M2 10h4v11H2z" fill="#e0a100"/><path d="M7 10l4-7c1.6 0 2.6 1.2 2.2 3L12.6 9H19c1.3 0 2.2 1.2 1.9 2.4l-1.7 7.4c-.2 1-1.1 1.7-2.1 1.7H7z" fill="#ffcc33" stroke="#a86b00"/>`,
+  "r-heart": html`<path d="M12 21s-7.5-4.6-9.3-9.2C1.3 8.2 3.6 4.5 7.2 4.5c2 0 3.5 1.1 4.8 2.8 1.3-1.7 2.8-2.8 4.8-2.8 3.6 0 5.9 3.7 4.5 7.3C19.5 16.4 12 21 12 21z" fill="#d81b4a"/>`,
+  talk: html`<path d="M4 3.5h16a2 2 0 0 1 2 2v9a2 2 0 0 1-2 2h-9.5L5 20.5v-4H4a2 2 0 0 1-2-2v-9a2 2 0 0 1 2-2z" fill="currentColor"/>`,
+  mute: html`<path d="M2.5 9h4l5-4.5v15l-5-4.5h-4z" fill="currentColor"/><path d="M15 9l6 6M21 9l-6 6" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round"/>`,
+};
+export function Icon({ name }) {
+  const body = ICONS[name];
+  if (!body) return null;
+  return html`<svg class="icon" viewBox="0 0 24 24" width="24" height="24" aria-hidden="true" focusable="false" data-icon=${name}>${body}</svg>`;
+}
+// A message as it shows: a reaction's picture, a phrase's or a text's words.
+function MessageBody({ m }) {
+  const p = m.phrase ? phraseById(m.phrase) : null;
+  return p && p.kind === "reaction" && ICONS[p.id] ? html`<${Icon} name=${p.id}/>` : messageText(m);
+}
+
 // Words for a screen reader (a reaction's label instead of the emoji).
 function messageWords(m) {
   const p = m.phrase ? phraseById(m.phrase) : null;
@@ -97,14 +126,14 @@ export function ChatBubble({ seat }) {
   if (!m) return null;
   const reaction = m.phrase && (phraseById(m.phrase) || {}).kind === "reaction";
   return html`<div class=${"chat-bubble" + (reaction ? " reaction" : "")} data-testid="chat-bubble" data-seat=${seat}
-      data-phrase=${m.phrase || undefined} key=${m.id} title=${messageWords(m)}>${messageText(m)}</div>`;
+      data-phrase=${m.phrase || undefined} key=${m.id} title=${messageWords(m)}><${MessageBody} m=${m}/></div>`;
 }
 
 // What spectators said: a small line at the board's foot.
 export function SpectatorChat() {
   const s = useStore();
   if (!s.spect.length) return null;
-  return html`<div class="chat-spect" data-testid="chat-spectators">${s.spect.map((m) => html`<span key=${m.id} title=${`${t("chat.spectator")}: ${messageWords(m)}`}>${messageText(m)}</span>`)}</div>`;
+  return html`<div class="chat-spect" data-testid="chat-spectators">${s.spect.map((m) => html`<span key=${m.id} title=${`${t("chat.spectator")}: ${messageWords(m)}`}><${MessageBody} m=${m}/></span>`)}</div>`;
 }
 
 // A refusal from the server in the page's language (table.js's error handler asks here).
@@ -135,6 +164,23 @@ export function ChatButton({ id, send, you, table }) {
     return () => removeEventListener("keydown", esc);
   }, [open]);
   useEffect(() => { if (open) store.unread = 0; });
+  // The open panel ends above the player's own place (status, Hint, the forced action, the
+  // hand): a long talk never covers a button the clock is running for. Its log shrinks first.
+  const panelRef = useRef(null);
+  useLayoutEffect(() => {
+    const panel = panelRef.current;
+    if (!open || !panel) return undefined;
+    const fit = () => {
+      const mine = document.querySelector(".room .mine");
+      const top = panel.getBoundingClientRect().top;
+      const room = mine ? mine.getBoundingClientRect().top - top - 6 : innerHeight - top - 8;
+      // a very short window keeps a usable panel (it may then cover the bar: Close is at hand)
+      panel.style.maxHeight = `${Math.max(room, Math.min(180, innerHeight - top - 8))}px`;
+    };
+    fit();
+    addEventListener("resize", fit);
+    return () => removeEventListener("resize", fit);
+  });
   const seated = you !== null && you !== undefined;
   store.you = seated ? you : null;
   const muted = mutedSet(id);
@@ -155,30 +201,30 @@ export function ChatButton({ id, send, you, table }) {
   const last = s.log.length ? s.log[s.log.length - 1] : null;
   return html`<div class="chat" ref=${ref}>
     <button data-action="chat" class="chat-btn" aria-expanded=${open ? "true" : "false"} aria-controls="chat-panel"
-        title=${t("chat.button_help")} onClick=${() => setOpen(!open)}><span aria-hidden="true">💬</span><span class="chat-label"> ${t("chat.button")}</span>
+        title=${t("chat.button_help")} onClick=${() => setOpen(!open)}><${Icon} name="talk"/><span class="chat-label"> ${t("chat.button")}</span>
       ${!open && s.unread > 0 && html`<span class="chat-unread" data-testid="chat-unread">${s.unread > 9 ? "9+" : s.unread}</span>`}</button>
     <span class="offscreen" aria-live="polite">${last ? t("chat.new", { name: senderName(last), text: messageWords(last) }) : ""}</span>
-    <section class="chat-panel" id="chat-panel" data-testid="chat-panel" aria-label=${t("chat.title")} hidden=${!open}>
+    <section class="chat-panel" id="chat-panel" data-testid="chat-panel" ref=${panelRef} aria-label=${t("chat.title")} hidden=${!open}>
       <div class="chat-head"><h2>${t("chat.title")}</h2>
         <button class="small" data-action="chat-close" onClick=${() => setOpen(false)}>${t("chat.close")}</button></div>
       ${seated && html`<div class="chat-phrases" role="group" aria-label=${t("chat.phrases")}>
         ${list.filter((p) => p.kind === "phrase").map((p) => html`<button class="small" data-action="chat-phrase" data-phrase=${p.id} onClick=${() => say(p)}>${t(`chat.phrase.${p.id}`)}</button>`)}</div>`}
       ${!seated && html`<p class="chat-note">${t("chat.spectator_note")}</p>`}
       <div class="chat-reactions" role="group" aria-label=${t("chat.reactions")}>
-        ${list.filter((p) => p.kind === "reaction").map((p) => html`<button class="small" data-action="chat-phrase" data-phrase=${p.id} aria-label=${t(`chat.phrase.${p.id}`)} title=${t(`chat.phrase.${p.id}`)} onClick=${() => say(p)}>${p.text}</button>`)}</div>
+        ${list.filter((p) => p.kind === "reaction").map((p) => html`<button class="small" data-action="chat-phrase" data-phrase=${p.id} aria-label=${t(`chat.phrase.${p.id}`)} title=${t(`chat.phrase.${p.id}`)} onClick=${() => say(p)}><${Icon} name=${p.id}/></button>`)}</div>
       ${seated && table.chat_text && html`<form class="chat-form" onSubmit=${sendText}>
         <label for="chat-text" class="offscreen">${t("chat.text_label")}</label>
         <input id="chat-text" data-action="chat-text" maxlength="120" autocomplete="off" placeholder=${t("chat.text_label")} title=${t("chat.text_hint")}
           value=${text} onInput=${(e) => setText(e.target.value)}/>
         <button class="small primary" type="submit" data-action="chat-send">${t("chat.send")}</button></form>`}
       <ol class="chat-log" data-testid="chat-log" tabindex="0" aria-label=${t("chat.log")}>
-        ${s.log.length ? [...s.log].reverse().map((m) => html`<li key=${m.id} data-seat=${m.seat === null ? undefined : m.seat}><strong>${senderName(m)}:</strong> <span title=${messageWords(m)}>${messageText(m)}</span></li>`)
+        ${s.log.length ? [...s.log].reverse().map((m) => html`<li key=${m.id} data-seat=${m.seat === null ? undefined : m.seat}><strong>${senderName(m)}:</strong> <span title=${messageWords(m)}><${MessageBody} m=${m}/></span></li>`)
           : html`<li class="chat-empty">${t("chat.log_empty")}</li>`}</ol>
       <div class="chat-mutes" role="group" aria-label=${t("chat.mute_title")}>
         ${others.map((x) => html`<button class="small" data-action="chat-mute" data-seat=${x.seat} aria-pressed=${muted.has(String(x.seat)) ? "true" : "false"}
-            onClick=${() => toggleMute(id, String(x.seat))}>🔇 ${t("chat.mute", { name: x.name })}</button>`)}
+            onClick=${() => toggleMute(id, String(x.seat))}><${Icon} name="mute"/> ${t("chat.mute", { name: x.name })}</button>`)}
         <button class="small" data-action="chat-mute" data-seat="spectators" aria-pressed=${muted.has(SPECTATORS) ? "true" : "false"}
-            onClick=${() => toggleMute(id, SPECTATORS)}>🔇 ${t("chat.mute_spectators")}</button></div>
+            onClick=${() => toggleMute(id, SPECTATORS)}><${Icon} name="mute"/> ${t("chat.mute_spectators")}</button></div>
     </section></div>`;
 }
 

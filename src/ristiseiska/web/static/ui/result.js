@@ -76,7 +76,7 @@ export function Result({ view, names, sheet, you, send, id = null, table = null,
 export function Sheet({ sheet, names }) {
   return html`<section class="panel" id="sheet-panel"><h2>${t("web.sheet.title")}</h2>
     <div class="sheet-scroll" tabindex="0" role="region" aria-label=${t("web.sheet.title")}><table class="sheet" data-testid="score-sheet">
-      <thead><tr><th>${t("web.sheet.deal")}</th>${names.map((n) => html`<th>${n}</th>`)}</tr></thead>
+      <thead><tr><th>${t("web.sheet.deal")}</th>${names.map((n) => html`<th title=${n}>${n}</th>`)}</tr></thead>
       <tbody>${sheet.rows.map((row) => html`<tr data-deal=${row.deal}><td>${row.deal}</td>${row.points.map((p, i) => html`<td data-seat=${i}>${row.token_points[i] ? `${p - row.token_points[i]} + ${row.token_points[i]}` : p}</td>`)}</tr>`)}</tbody>
       <tfoot><tr><td>${t("web.sheet.total")}</td>${sheet.totals.map((p, i) => html`<td data-total=${i}>${p}</td>`)}</tr></tfoot>
     </table></div><small>${t("web.sheet.note")}</small></section>`;

@@ -23,6 +23,13 @@ export function cannotPlayText(other) {
   return t("webtable.cannot.other");
 }
 
+// The hint in words: a reason that starts with the move ("Pelaa ruutunelonen: …") says it once.
+export function hintText(hint, label) {
+  const reason = String(hint.reason || "");
+  if (reason.toLowerCase().startsWith(String(label).toLowerCase())) return `${t("web.action.hint")}: ${reason}`;
+  return `${t("web.hint.title", { move: label })}: ${reason}`;
+}
+
 export function lastPlayOf(history) {
   for (let i = history.length - 1; i >= 0; i--) {
     const ev = history[i];
@@ -223,11 +230,7 @@ export function TablePage({ id, lang, langs = null }) {
       <${Opponents} table=${table} view=${view} you=${you} log=${state.log || []} isHost=${isHost} waiting=${waiting} send=${send} totals=${totals} clock=${state.clock}>${stock > 0 && html`<${Stock} n=${stock}/>`}<//>
       <div class="boardwrap">${view && html`<${Board} view=${view} lastPlay=${lastPlay} mark=${!!table.rules.distinct_decks} you=${you} handRef=${handRef}/>`}</div>
       <${SpectatorChat}/>
-      ${(you === null || waiting) && html`<div class="overlays">
-      ${you === null && html`<div class="overlay panel" data-testid="seat-picker"><p>${t("web.table.watching")}</p>
-        ${table.seats.some(free) && html`<div class="row"><label>${t("web.lobby.name")}: <input data-action="name" maxlength="24" value=${name} onInput=${(e) => setName(e.target.value)}/></label></div>
-        <div class="row">${table.seats.filter(free).map((s) => html`<button data-action="take-seat" data-seat=${s.seat} onClick=${() => take(s.seat)}>${t("web.table.take_seat")}: ${t("web.lobby.seat", { n: s.seat + 1 })}</button>`)}</div>`}
-        ${!table.seats.some(free) && html`<p>${t("room.no_free_seat")}</p>`}</div>`}
+      ${waiting && html`<div class="overlays">
       ${waiting && html`<div class="overlay panel waiting" data-testid="waiting"><h2>${t(table.quick ? "webtable.waiting.title_quick" : "webtable.waiting.title")}</h2>
         <p>${t("webtable.waiting.count", { taken: seatsTaken, total: friendSeats })}</p>
         <p>${isHost ? t("webtable.waiting.host") : t("webtable.waiting.guest")}</p>
@@ -237,6 +240,11 @@ export function TablePage({ id, lang, langs = null }) {
       ${view && view.phase === "over" && html`<${Result} view=${view} names=${names} sheet=${sheet} you=${you} send=${send} id=${id} table=${table} onError=${(m) => push(t("web.error", { message: m }), "error")}/>`}
     </section>
     <section class="mine" aria-label=${t("web.table.hand")}>
+      ${you === null && html`<div class="panel watching" data-testid="seat-picker">
+        ${table.seats.some(free) ? html`<p>${t("web.table.watching")}</p>
+        <div class="row"><label>${t("web.lobby.name")}: <input data-action="name" maxlength="24" value=${name} onInput=${(e) => setName(e.target.value)}/></label>
+        ${table.seats.filter(free).map((s) => html`<button data-action="take-seat" data-seat=${s.seat} onClick=${() => take(s.seat)}>${t("web.table.take_seat")}: ${t("web.lobby.seat", { n: s.seat + 1 })}</button>`)}</div>`
+        : html`<p>${t("webtable.watching_full")}</p>`}</div>`}
       <div class="mybar">
         ${view && you !== null && html`<${Seat} s=${table.seats[you]} i=${you} view=${view} you=${you} log=${state.log || []} waiting=${waiting} mine=${true} total=${totals ? totals[you] : null} clock=${state.clock}/>`}
         <div class=${"status" + (myTurn ? " mine" : "") + (cannot ? " cannot" : "")} role="status" data-testid="status" data-forced=${myTurn && state.forced && state.forced.seat === you ? "true" : null}>${status}</div>
@@ -249,7 +257,7 @@ export function TablePage({ id, lang, langs = null }) {
       </div>
       ${choice && html`<div class="panel popover" data-testid="choice"><strong>${t("web.table.choose")}</strong>
         <div class="actions">${choice.map((m) => html`<button data-action="choose" data-move=${m} onClick=${() => play(m)}>${state.labels?.[m] || m}</button>`)}</div></div>`}
-      ${hint && myTurn && html`<div class="notice popover" data-testid="hint">${t("web.hint.title", { move: state.labels?.[hint.move] || hint.move })}: ${hint.reason}
+      ${hint && myTurn && html`<div class="notice popover" data-testid="hint">${hintText(hint, state.labels?.[hint.move] || hint.move)}
         <button data-action="play-hint" onClick=${() => play(hint.move)}>${t("webtable.play_hint")}</button> <button data-action="dismiss-hint" aria-label=${t("web.action.close")} onClick=${() => setHint(null)}>×</button></div>`}
       ${view && you !== null && html`<${Hand} cards=${hand} byCard=${byCard} myTurn=${myTurn} pending=${pending} handRef=${handRef}
           handFocus=${handFocus} focusIndex=${focusIndex} onKeyDown=${handKeys} clickCard=${clickCard}/>`}
