@@ -264,6 +264,67 @@ def test_every_card_in_every_form_is_refused() -> None:
             assert card_mention(f"minulla on {form} kädessä") is not None, form
 
 
+DATA = Path(__file__).parent / "data"
+
+
+def _corpus(name: str) -> list[str]:
+    lines = (DATA / name).read_text("utf-8").splitlines()
+    return [line for line in lines if line.strip() and not line.startswith("#")]
+
+
+def test_the_card_corpus_is_refused_and_table_talk_passes() -> None:
+    """Issue 46: 215 texts that name a card (every example of the issue among them: Cyrillic
+    С, digits for letters, Roman numerals, dialect, plurals, words run together or spaced out,
+    heart emoji) are all refused; 97 lines of ordinary table talk all pass."""
+    cards, talk = _corpus("chat_cards.txt"), _corpus("chat_talk.txt")
+    assert len(cards) >= 180 and len(set(cards)) == len(cards)
+    for example in ("Q of hearts", "risti kutonen", "❤7", "С7", "hertta VII", "K pata",
+                    "sydän seiska", "h3rtt4 s31sk4", "heartsseven", "kolme ässää", "2 kings"):
+        assert example in cards
+    passed = [t for t in cards if card_mention(t) is None]
+    assert passed == [], f"{len(passed)} of {len(cards)} card texts passed: {passed}"
+    refused = [(t, card_mention(t)) for t in talk if card_mention(t) is not None]
+    assert refused == [], refused
+    from ristiseiska import i18n
+
+    for p in PHRASES:  # the quick phrases' words (a reaction's too: the ❤️ is no text)
+        for lang in ("fi", "en"):
+            assert card_mention(i18n.t(f"chat.phrase.{p.id}", lang)) is None, (p.id, lang)
+
+
+def test_free_text_is_never_allowed_where_strangers_sit(srv: Server) -> None:
+    """Issue 46: an open table cannot be made with free text (400), a quick table never has
+    it, and an open table stored with it before this rule refuses it anyway (chat-off); the
+    table part tells the page not to offer the box."""
+    seats = [{"kind": "friend", "name": "Aino"}, {"kind": "friend"}, {"kind": "bot"}]
+    status, body = srv.post("/api/tables", {"seats": seats, "open": True, "chat_text": True})
+    assert status == 400 and body["error"] == "chat-text-private", body
+    status, q = srv.post("/api/quick", {"name": "Vieras"})
+    assert status == 201, q
+    assert srv.get(f"/api/tables/{q['id']}")["chat_text"] is False
+    # an open table stored with free text on (made before the rule): refused all the same
+    status, made = srv.post("/api/tables", {"seats": seats, "chat_text": True})
+    assert status == 201
+    tables = srv.app.state.tables
+    old = tables.live[made["id"]]
+    old.config["open"] = True
+    tok = srv.post(f"/api/tables/{made['id']}/seats/0", {"name": "Aino"})[1]["token"]
+    assert srv.get(f"/api/tables/{made['id']}")["chat_text"] is False
+
+    async def go() -> None:
+        for tid, seat, token in ((q["id"], q["seat"], q["token"]), (made["id"], 0, tok)):
+            a = await _peer(srv, tid, seat, token)
+            await a.send({"type": "chat", "text": "hei vaan"})
+            err = await a.until(lambda m: m["type"] == "error")
+            assert err["code"] == "chat-off", err
+            await a.send({"type": "chat", "phrase": "hello"})  # the phrases stay
+            got = await a.until(lambda m: m["type"] == "chat")
+            assert got["phrase"] == "hello"
+            await a.ws.close()
+
+    run(go())
+
+
 def test_a_card_in_the_text_is_refused_naming_why(srv: Server) -> None:
     tid, tokens = srv.table(chat_text=True)
 
@@ -417,3 +478,17 @@ def test_bots_never_talk(srv: Server) -> None:
         await a.ws.close()
 
     run(go())
+
+
+def test_the_card_filter_never_fails_on_any_text() -> None:
+    """Any text at all (every script, emoji, marks, digits): an answer, never an exception."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.text(max_size=MAX_TEXT))
+    def check(text: str) -> None:
+        hit = card_mention(text)
+        assert hit is None or (hit[0] in ("notation", "name", "symbol") and hit[1])
+
+    check()

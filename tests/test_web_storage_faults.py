@@ -26,7 +26,7 @@ from fastapi.testclient import TestClient  # noqa: E402
 from test_web import app_for, claim, live, new_table  # noqa: E402
 
 FAULTS = ["delete", "replace", "truncate-0", "truncate-half", "overwrite-garbage",
-          "overwrite-zeros", "copy-other-database"]
+          "overwrite-zeros", "copy-other-database", "overwrite-after-header"]
 
 
 def _url(path: Path) -> str:
@@ -54,6 +54,12 @@ def damage(db: Path, how: str, tmp: Path) -> None:
         data = os.urandom(size) if how == "overwrite-garbage" else bytes(size)
         with open(db, "r+b") as f:  # in place: the same inode, the same size
             f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+    elif how == "overwrite-after-header":  # the header page kept, every page after it garbage
+        with open(db, "r+b") as f:
+            f.seek(4096)
+            f.write(os.urandom(max(0, size - 4096)))
             f.flush()
             os.fsync(f.fileno())
     elif how == "copy-other-database":  # `cp other.db x.db`: the same inode, new contents
@@ -307,3 +313,31 @@ def test_serve_refuses_a_deleted_database_and_announces_a_new_one(tmp_path: Path
         p.terminate()
         _out, err = p.communicate(timeout=30)
     assert "starting with a new, empty one" in err and str(fresh) in err, err
+
+
+def test_damage_past_the_header_is_caught_before_the_next_ack_and_sound_writes_skip_the_check(
+        tmp_path: Path) -> None:
+    """Random bytes over every page after the first 4 KiB keep SQLite's header (and the file's
+    size and inode): the store checks the pages of a file written by anyone but its own
+    checkpoints before the next ack (issue 46), and only then."""
+    async def go() -> None:
+        db = tmp_path / "pages.db"
+        store = Store(_url(db))
+        await store.init()
+        for t in range(12):
+            await store.create_table(f"table-{t:04d}", {"seats": [], "pad": "x" * 3000},
+                                     ["a", "b"])
+            await store.start_deal(f"table-{t:04d}", 0)
+        for ply in range(200):  # the store's own checkpoints meanwhile: no check needed
+            await store.add_move("table-0000", 0, ply, ply % 2, "C7")
+            if ply % 50 == 0:
+                await asyncio.sleep(1.1)  # past CHECKPOINT_EVERY
+        assert store.fault is None and store.deep_checks <= 1, store.deep_checks
+        damage(db, "overwrite-after-header", tmp_path)
+        with pytest.raises(StoreError, match="damaged"):
+            await store.add_move("table-0000", 0, 200, 0, "C8")
+        with pytest.raises(StoreError, match="damaged"):
+            await store.create_table("table-9999", {"seats": []}, ["a"])
+        await store.close()
+
+    asyncio.run(go())

@@ -7,8 +7,11 @@ SQLite (the default, in the user's data directory) and PostgreSQL (``postgresql+
 run the same code through SQLAlchemy's async engine.
 
 A SQLite file that changes under the running server (deleted, replaced, truncated or
-overwritten) is noticed before the next write is acknowledged: the store then refuses every
-write with :class:`StorageFault` until a restart (docs/web.md, "Storage"). A small ledger beside
+overwritten, also only past its header) is noticed before the next write is acknowledged: the
+store then refuses every write with :class:`StorageFault` until a restart (docs/web.md,
+"Storage"). In write-ahead-log mode only a checkpoint writes the database file itself, so a
+file written since the last checkpoint (one of ours, or one another process vouched for in
+``<file>.checkpoint``) has its pages checked (``PRAGMA quick_check``) before the next ack. A small ledger beside
 the file (``<file>.ledger``) remembers which database it was and how many tables it held, so
 that a restart refuses a database that lost tables instead of starting silently empty.
 """
@@ -23,6 +26,7 @@ import logging
 import os
 import secrets
 import sqlite3
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -231,6 +235,21 @@ def shown_url(url: str) -> str:
     return url
 
 
+def checkpoint_path(path: Path) -> Path:
+    """Where the last checkpoint of a SQLite database notes the file it left (for the other
+    processes sharing it): ``<file>.checkpoint``."""
+    return path.with_name(path.name + ".checkpoint")
+
+
+_CORRUPT = ("malformed", "not a database", "corrupt")
+
+
+def corruption(e: BaseException) -> bool:
+    """SQLite says a page of the database is damaged (directly or through SQLAlchemy)."""
+    text = str(getattr(e, "orig", None) or e).lower()
+    return any(word in text for word in _CORRUPT)
+
+
 def _checkpoint(path: Path) -> None:
     """Copy what the write-ahead log holds into the database file, never waiting for a lock.
     Opened read-write only: a file that has gone is never created anew here."""
@@ -317,6 +336,9 @@ class Store:
         self._stamp: tuple[int, int] | None = None  # (size, mtime) when last found sound
         self._ids: tuple[set[int], set[int]] = (set(), set())
         self.db_id = 0
+        self._checkpointing = 0  # our own checkpoints running (they write the file)
+        self._look = threading.Lock()  # one look at the file's pages at a time
+        self.deep_checks = 0  # pages checked after the file changed (see _probe)
         self.fault: str | None = None  # set once, on the first fault noticed
         self.on_fault: list[Callable[[str], None]] = []  # told once, on the event loop
         self._told = False
@@ -431,8 +453,9 @@ class Store:
             if st.st_size < self._size:
                 return (f"{path} was truncated while the server ran ({st.st_size} bytes, "
                         f"it had {self._size})")
-            if (st.st_size, st.st_mtime_ns) == self._stamp:
-                return None  # not written since its header was last found sound
+            stamp = (st.st_size, st.st_mtime_ns)
+            if stamp == self._stamp:
+                return None  # not written since it was last found sound
             assert self._fd is not None  # the same file as the one opened (its identity)
             head = os.pread(self._fd, 100, 0)
         except FileNotFoundError:
@@ -448,8 +471,60 @@ class Store:
         # page 1 before the pages that make the file longer, so a look taken meanwhile would
         # cry wolf. A SQLite file here never shrinks, which catches a truncation.)
         self._size = st.st_size
-        self._stamp = (st.st_size, st.st_mtime_ns)
+        if self._checkpointing:
+            return None  # our checkpoint is writing it: it notes the file it leaves (below)
+        if stamp != self._vouched(st):
+            # Written, and not by a checkpoint we know of: bytes past the header may be
+            # damaged (SQLite would say so only when it reads a damaged page, maybe after a
+            # restart that then refuses the file). Check every page before the next ack.
+            problem = self._pages_damaged()
+            if problem is not None:
+                return problem
+        self._stamp = stamp
         return None
+
+    def _vouched(self, st: os.stat_result) -> tuple[int, int] | None:
+        """The file as the last checkpoint left it, by its note (another process's, too)."""
+        assert self.file is not None
+        try:
+            ino, size, mtime = checkpoint_path(self.file).read_text("ascii").split()
+        except (OSError, ValueError):
+            return None
+        return (int(size), int(mtime)) if int(ino) == st.st_ino else None
+
+    def _pages_damaged(self) -> str | None:
+        """``PRAGMA quick_check`` of every page, on a connection of its own (nothing cached,
+        read-only): what is wrong, or ``None``."""
+        path = self.file
+        assert path is not None
+        with self._look:
+            self.deep_checks += 1
+            try:
+                conn = sqlite3.connect(
+                    f"{path.resolve().as_uri().replace('file://', 'file:', 1)}?mode=ro",
+                    uri=True, timeout=30, isolation_level=None)
+                try:
+                    rows = conn.execute("PRAGMA quick_check").fetchall()
+                finally:
+                    conn.close()
+            except sqlite3.Error as e:
+                if not corruption(e):
+                    return None  # busy or the like: the next look checks again
+                rows = [(str(e),)]
+        problems = [" ".join(str(r[0]).replace("***", " ").split()) for r in rows
+                    if r[0] != "ok"]
+        if problems:
+            return (f"{path} was damaged while the server ran: its pages fail SQLite's check "
+                    f"({problems[0][:120]})")
+        return None
+
+    def _fail(self, problem: str) -> StorageFault:
+        """Note the first fault, say it in the operator's log; the exception to raise."""
+        if self.fault is None:
+            self.fault = problem
+            log.error("storage fault: %s; no write is acknowledged any more (restart the "
+                      "server once the database is restored)", problem)
+        return StorageFault(self.fault)
 
     def verify(self, look: bool = True) -> None:
         """Raise :class:`StorageFault` if the database file is no longer the one opened (or,
@@ -461,10 +536,7 @@ class Store:
             return
         problem = self._probe()
         if problem is not None:
-            self.fault = problem
-            log.error("storage fault: %s; no write is acknowledged any more (restart the "
-                      "server once the database is restored)", problem)
-            raise StorageFault(problem)
+            raise self._fail(problem)
 
     def tell_fault(self) -> None:
         """Tell the listeners (on the event loop) once that a fault was noticed."""
@@ -483,7 +555,14 @@ class Store:
         acknowledgement never rests on a file that is gone."""
         try:
             self.verify(look=False)
-            yield
+            try:
+                yield
+            except Exception as e:
+                if self.file is not None and corruption(e):  # SQLite met a damaged page
+                    raise self._fail(f"{self.file} was damaged while the server ran "
+                                     f"({' '.join(str(getattr(e, 'orig', e)).split())[:120]})"
+                                     ) from e
+                raise
             self.verify()
         except StorageFault:
             self.tell_fault()
@@ -560,14 +639,21 @@ class Store:
             self._direct_conn = conn
         conn = self._direct_conn
         self.verify(look=False)  # nothing is written into a file known to be gone
-        conn.execute("BEGIN IMMEDIATE")
         try:
-            conn.executemany("INSERT INTO rs_moves (table_id, deal, ply, seat, move) "
-                             "VALUES (:table_id, :deal, :ply, :seat, :move)", rows)
-        except BaseException:
-            conn.execute("ROLLBACK")
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                conn.executemany("INSERT INTO rs_moves (table_id, deal, ply, seat, move) "
+                                 "VALUES (:table_id, :deal, :ply, :seat, :move)", rows)
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+        except sqlite3.DatabaseError as e:
+            if corruption(e):  # SQLite met a damaged page: nothing more is acknowledged
+                raise self._fail(f"{self._direct} was damaged while the server ran "
+                                 f"({' '.join(str(e).split())[:120]})") from e
             raise
-        conn.execute("COMMIT")
         self.verify()  # committed, but into the file the server opened? (else: no ack)
         self._after_commit()
 
@@ -589,11 +675,39 @@ class Store:
         # commit (verify) sees whatever happens to the file meanwhile
         try:
             if self.fault is None:
-                _checkpoint(path)
+                self._checkpoint_vouched(path)
         except sqlite3.Error:  # busy or gone: the next commit's turn tries again
             log.debug("checkpoint failed", exc_info=True)
         finally:
             self._checkpoint_busy = False
+
+    def _checkpoint_vouched(self, path: Path) -> None:
+        """Checkpoint, then note the file as it left it (in memory and in ``<file>
+        .checkpoint`` for the other processes): only a write not explained so is checked.
+        A file found changed before is checked first, so a checkpoint never hides damage."""
+        try:
+            self.verify()
+        except StorageFault:
+            return
+        self._checkpointing += 1
+        try:
+            _checkpoint(path)
+            st = os.stat(path)
+        except OSError:
+            return
+        finally:
+            self._checkpointing -= 1
+        if (st.st_dev, st.st_ino) != self._ident:
+            return  # not our file any more: the next look says so
+        self._stamp = (st.st_size, st.st_mtime_ns)
+        note = checkpoint_path(path)
+        tmp = note.with_name(f"{note.name}.{os.getpid()}.tmp")
+        try:
+            tmp.write_text(f"{st.st_ino} {st.st_size} {st.st_mtime_ns}\n", "ascii")
+            os.replace(tmp, note)
+        except OSError:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
 
     async def _insert(self, rows: list[dict[str, Any]]) -> None:
         if self._direct is None:

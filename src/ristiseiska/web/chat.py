@@ -3,7 +3,8 @@ it, short free text.
 
 Client → server over the table's WebSocket: ``{"type": "chat", "phrase": ID}`` (an id of
 :data:`PHRASES`, listed in ``GET /api/meta`` as ``chat_phrases``) or ``{"type": "chat",
-"text": T}`` (only at a table created with the option ``"chat_text": true``). Everyone at the
+"text": T}`` (only at a private table created with the option ``"chat_text": true``: never at
+an open or quick table, where strangers sit — :func:`text_allowed`). Everyone at the
 table, players and spectators, receives ``{"type": "chat", "seat": S | null, "name": N,
 "phrase": ID}`` (or ``"text": T`` instead of ``"phrase"``); ``name`` is the seat's name, ``""``
 for a spectator. Each page shows a phrase in its own language.
@@ -92,73 +93,154 @@ def meta(lang: str) -> list[dict[str, Any]]:
 
 def option(data: Any) -> dict[str, Any]:
     """The table option ``"chat_text"`` of ``POST /api/tables``: ``true`` lets the players
-    write free text (off by default). Raises :class:`ActionError` for anything else than a
-    boolean or null."""
+    write free text (off by default) at a private table. Raises :class:`ActionError` for
+    anything else than a boolean or null (``bad-chat-text``), and for free text at an open
+    table (``chat-text-private``): strangers never get it."""
     value = data.get("chat_text") if isinstance(data, dict) else None
     if value is None or value is False:
         return {}
     if value is not True:
         raise ActionError("bad-chat-text", "chat_text is true or false")
+    if data.get("open") is True:
+        raise ActionError("chat-text-private", "free text is only for private tables: an open "
+                          "table seats strangers, who talk with the quick phrases")
     return {"chat_text": True}
 
 
-# -- cards in a text --------------------------------------------------------------------------
+def text_allowed(config: dict[str, Any]) -> bool:
+    """Free text at this table: the host allowed it and the table is private (neither open
+    nor a quick game's, which seat strangers; also for tables stored before this rule)."""
+    return bool(config.get("chat_text")) and not config.get("open") and not config.get("quick")
 
-_SUIT_SYMBOLS = set("♣♦♥♠♧♢♡♤") | {chr(c) for c in range(0x1F0A0, 0x1F100)}
+
+# -- cards in a text --------------------------------------------------------------------------
+#
+# A filter of words can never be complete: free text is therefore allowed only at private tables
+# (friends; :func:`text_allowed`), and this filter is a courtesy there, made hard to pass. The
+# text is looked at in several forms: as written (NFKC), with look-alike letters of other
+# scripts made Latin (Cyrillic С, Greek Ο), folded (lower case, no accents: ä → a), and with
+# digits and signs read as letters inside words (h3rtt4 → hertta, r!st! → risti).
+
+_SUIT_SYMBOLS = (set("♣♦♥♠♧♢♡♤☘❤❣♥◆◇⬥⬦⯁❖") | {chr(c) for c in range(0x1F0A0, 0x1F100)}
+                 | set("💓💔💕💖💗💘💙💚💛💜💝💞💟🖤🤍🤎🧡🩷🩵🩶🫀💎🔶🔷🔸🔹🍀🃏🎴"))
+# letters of other scripts that look like Latin ones (the ones that can spell a card)
+_CONFUSABLE = str.maketrans({
+    "А": "A", "В": "B", "С": "C", "Е": "E", "Н": "H", "І": "I", "Ј": "J", "К": "K", "М": "M",
+    "О": "O", "Р": "P", "Ѕ": "S", "Т": "T", "Х": "X", "У": "Y", "Ԛ": "Q", "а": "a", "с": "c",
+    "е": "e", "і": "i", "ј": "j", "к": "k", "м": "m", "о": "o", "р": "p", "ѕ": "s", "т": "t",
+    "х": "x", "у": "y", "ԛ": "q", "һ": "h", "ԁ": "d", "п": "n", "г": "r", "в": "b", "н": "h",
+    "Α": "A", "Β": "B", "Ε": "E", "Η": "H", "Ι": "I", "Κ": "K", "Μ": "M", "Ν": "N", "Ο": "O",
+    "Ρ": "P", "Τ": "T", "Χ": "X", "Υ": "Y", "Ζ": "Z", "α": "a", "ε": "e", "ι": "i", "κ": "k",
+    "ν": "v", "ο": "o", "ρ": "p", "τ": "t", "χ": "x", "υ": "u", "ϲ": "c", "ℎ": "h",
+    "ß": "ss", "ı": "i", "ſ": "s", "ł": "l", "ø": "o", "đ": "d", "ð": "d", "þ": "p"})
+# digits and signs that stand for letters inside a word (never a lone number: that is a rank)
+_LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "6": "g", "7": "t",
+                       "8": "b", "9": "g", "@": "a", "$": "s", "!": "i", "€": "e", "|": "l",
+                       "+": "t"})
 # canonical notation: a suit letter and a rank (the rank first also parses), a joker X1/X2;
 # letter ranks count in capitals only ("ha ha" is laughter, "HA" the ace of hearts)
 _NOTATION_UPPER = re.compile(r"(?<![A-Za-z0-9])(?:[CDHS](?:10|1[0-3]|[2-9AJQKT])|(?:10|[2-9AJQK])"
                              r"[CDHS]|X[12])(?![A-Za-z0-9])")
-_NOTATION_DIGIT = re.compile(r"(?<![a-z0-9])(?:[cdhs](?:10|1[0-3]|[2-9])|(?:10|[2-9])[cdhs])"
-                             r"(?![a-z0-9])")
+_NOTATION_DIGIT = re.compile(r"(?<![a-z0-9])(?:[cdhs](?:10|1[0-3]|[2-9])|(?:10|[2-9])[cdhs]|"
+                             r"x[12])(?![a-z0-9])")
 # the words below are compared after folding: lower case, ä → a, ö → o
-_FI_SUITS = ("risti", "ruutu", "ruudu", "hertta", "herta", "hertan", "pata", "pada")
-_FI_SUIT_WORD = re.compile(r"^(?:risti|ruutu|ruudu|hertt?a|pata|pada)(?:n|a|aa|t|ssa|lla|lle)?$")
-_EN_SUIT_WORD = re.compile(r"^(?:club|diamond|heart|spade)s?$")
+_SUIT_STEMS = ("risti", "riste", "ruutu", "ruudu", "hertt", "herta", "pata", "pada", "pato",
+               "sydan", "sydam", "apila", "lapio", "timant", "heart", "club", "spade",
+               "diamond", "clover")
+_FI_SUITS = ("risti", "ruutu", "ruudu", "hertta", "herta", "hertan", "pata", "pada", "sydan",
+             "sydamen", "apila", "lapio", "timantti")
 # rank words by their stems (Finnish cases change the ending: seiska, seiskan, seiskaa)
-_RANK_STEMS = ("ass", "kakko", "kolmo", "nelo", "viito", "vito", "kuuto", "seisk", "seitsem",
+_RANK_STEMS = ("ass", "kakko", "kolmo", "nelo", "viito", "vito", "kuuto", "kuto", "seisk", "seitsem",
                "seitsik", "kas", "kahdeks", "kahdeksik", "ysi", "ysia", "yhdeks", "kymp",
                "kymmen", "jatk", "sotila", "rouv", "akka", "akan", "kuningat", "kuninga",
-               "kunink", "kurko", "kunkku")
-_LONG_STEMS = (*(s for s in _RANK_STEMS if len(s) >= 4 and s not in ("jatk", "akka", "akan")), "assa")
+               "kunink", "kurko", "kunkku", "daami")
+_LONG_STEMS = (*(s for s in _RANK_STEMS if len(s) >= 4 and s not in ("jatk", "akka", "akan")),
+               "assa", "kasi", "jatka", "akka")
+_NAMED_RANK = (r"(?:kakko|kolmo|nelo|viito|vito|kuuto|kuto|seisk|seitsem|seitsik|kahdeks|yhdeks|kymp|"
+               r"kymmen|sotila|rouv|kuningat|kuninga|kunink|kurko|kunkku|daami)\w*|assa|assan|"
+               r"assaa|assat|assia|assan|assalla|kasi|kasin|kasia|kasit|kaseja|ysi|ysin|ysia|"
+               r"ysit|yseja|jatka|jatkan|jatkaa|jatkat|jatkia|akka|akan|akkaa|akat|akkoja|ace|"
+               r"aces|deuces?|jacks?|knaves?|queens?|kings?|twos|threes|fours|fives|sixes|"
+               r"sevens|eights|nines|tens")
 _RANK_WORD = re.compile(
-    r"^(?:(?:kakko|kolmo|nelo|viito|vito|kuuto|seisk|seitsem|seitsik|kahdeks|yhdeks|kymp|"
-    r"kymmen|sotila|rouv|kuningat|kuninga|kunink|kurko|kunkku)\w*|assa|assan|assaa|assat|kasi|"
-    r"kasin|kasia|kasit|ysi|ysin|ysia|ysit|jatka|jatkan|jatkaa|akka|akan|akkaa|kaksi|kolme|"
-    r"nelja|viisi|kuusi|ace|aces|two|three|four|five|six|seven|eight|nine|ten|jack|jacks|knave|"
-    r"queen|queens|king|kings|twos|threes|fours|fives|sixes|sevens|eights|nines|tens|"
-    r"1[0-3]|[2-9])$")
-_LETTER_RANK = re.compile(r"^[ajqkt]$")  # only after a suit word: "pata k", "hearts q"
-_EN_SQUEEZED = re.compile(r"^(?:ace|two|three|four|five|six|seven|eight|nine|ten|jack|queen|"
-                          r"king)(?:of)?(?:the)?(?:club|diamond|heart|spade)")
-_FILLER = {"of", "the"}
+    rf"^(?:{_NAMED_RANK}|kaksi|kaks|kolme|nelja|viisi|viis|kuusi|kuus|seittema\w*|kaheksa\w*|"
+    r"yheksa\w*|kymmene|yksitoista|kaksitoista|kolmetoista|"
+    r"two|three|four|five|six|seven|eight|nine|ten|1[0-3]|[2-9]|ii|iii|iv|v|vi|vii|viii|ix|x|"
+    r"xi|xii|xiii)$")
+_NAMED_RANK_WORD = re.compile(rf"^(?:{_NAMED_RANK})$")
+_COUNT_WORD = re.compile(r"^(?:[2-8]|kaksi|kaks|kolme|nelja|viisi|viis|kuusi|kuus|molemmat|"
+                         r"monta|pari|kaikki|"
+                         r"two|three|four|five|six|both|all|many|several)$")
+_COLOUR_WORD = re.compile(r"^(?:red|black|punai\w*|musta\w*)$")
+_LETTER_RANK = re.compile(r"^[ajqkt]$")  # beside a suit word: "pata k", "Q of hearts"
+_SQUEEZED_RANK = re.compile(
+    r"(?:ace|two|three|four|five|six|seven|eight|nine|ten|jack|knave|queen|king|deuce|"
+    r"assa|kakko|kolmo|nelo|viito|vito|kuuto|kuto|seisk|seitsem|kasi|kahdeks|ysi|yhdeks|kymp|"
+    r"kymmen|jatka|sotila|rouva|akka|kuninga|kunink|kurko|kunkku|daami|1[0-3]|[2-9])")
+_SQUEEZED_SUIT = re.compile(r"(?:risti|ruutu|ruudu|hertt?a|pata|pada|sydan|sydam|apila|lapio|"
+                            r"timantt|hearts?|clubs?|spades?|diamonds?|clovers?)")
+_SQUEEZED = re.compile(rf"^(?:{_SQUEEZED_SUIT.pattern}[a-z]{{0,4}}?{_SQUEEZED_RANK.pattern}|"
+                       rf"{_SQUEEZED_RANK.pattern}[a-z]{{0,5}}?{_SQUEEZED_SUIT.pattern})")
+_FILLER = {"of", "the", "ja", "and"}
 _JOKER_WORD = re.compile(r"^(?:jokeri\w*|jokers?)$")
 
 
+def _strip_marks(text: str) -> str:
+    return unicodedata.normalize("NFC", "".join(
+        ch for ch in unicodedata.normalize("NFKD", text) if not unicodedata.combining(ch)))
+
+
 def _fold(text: str) -> str:
-    text = unicodedata.normalize("NFKC", text).casefold()
-    text = "".join(ch for ch in unicodedata.normalize("NFKD", text)
-                   if not unicodedata.combining(ch))
-    return unicodedata.normalize("NFC", text)
+    return _strip_marks(unicodedata.normalize("NFKC", text).casefold())
+
+
+def _suit_word(w: str) -> bool:
+    """A suit's name in any case or number: hertta, hertan, herttoja, padat, hearts."""
+    return any(w.startswith(st) and len(w) - len(st) <= 4 for st in _SUIT_STEMS)
+
+
+def _rank_word(w: str) -> bool:
+    return bool(_RANK_WORD.match(w))
+
+
+def _letter_rank(w: str, upper: set[str]) -> bool:
+    """A rank's letter (A, J, Q, K, T); "a" only in capitals ("have a heart" is no card)."""
+    return bool(_LETTER_RANK.match(w)) and (w != "a" or w in upper)
 
 
 def card_mention(text: str) -> tuple[str, str] | None:
     """``(reason, piece)`` when ``text`` seems to name a card, else ``None``. Best effort,
-    on purpose eager: ``reason`` is ``symbol`` (a suit or playing-card symbol), ``notation``
-    (``C7``, ``h10``, ``7H``, ``SQ``, ``D7+``, ``X1``) or ``name`` (``ristiseiska``,
-    ``herttakuutosen``, ``hertta 7``, ``padan kuningas``, ``seven of hearts``, ``7 hearts``,
-    ``jokeri``; Finnish case endings, spaced-out letters and hyphens are seen through)."""
+    on purpose eager: ``reason`` is ``symbol`` (a suit or playing-card symbol, a heart or
+    diamond emoji), ``notation`` (``C7``, ``h10``, ``7H``, ``SQ``, ``D7+``, ``X1``, ``С7`` in
+    Cyrillic) or ``name`` (``ristiseiska``, ``herttakuutosen``, ``hertta 7``, ``hertta VII``,
+    ``sydän seiska``, ``h3rtt4 s31sk4``, ``heartsseven``, ``kolme ässää``, ``2 kings``,
+    ``jokeri``; Finnish case endings, dialect, plurals, spaced-out letters and hyphens are
+    seen through)."""
     for ch in text:
         if ch in _SUIT_SYMBOLS:
             return "symbol", ch
-    m = _NOTATION_UPPER.search(unicodedata.normalize("NFKC", text))
+    latin = unicodedata.normalize("NFKC", _strip_marks(unicodedata.normalize("NFKC", text))
+                                  .translate(_CONFUSABLE))
+    m = _NOTATION_UPPER.search(latin)
     if m:
         return "notation", m.group(0)
-    folded = _fold(text)
+    folded = _fold(latin)
     m = _NOTATION_DIGIT.search(folded)
     if m:
         return "notation", m.group(0)
+    leet = " ".join(w.translate(_LEET) if re.search(r"[a-z]", w) else w
+                    for w in re.findall(r"[a-z0-9@$!€|+]+", folded))
+    for form in (folded, leet):
+        hit = _names(form, latin)
+        if hit is not None:
+            return hit
+    return None
+
+
+def _names(folded: str, latin: str) -> tuple[str, str] | None:
+    """The word checks of :func:`card_mention` on one folded form of the text."""
     words = re.findall(r"[a-z0-9]+", folded)
+    upper = {w.lower() for w in re.findall(r"[A-Za-z0-9]+", latin) if w.isupper()}
     for i, w in enumerate(words):
         if _JOKER_WORD.match(w):
             return "name", w
@@ -169,31 +251,40 @@ def card_mention(text: str) -> tuple[str, str] | None:
                 for r in (rest, rest[1:] if rest.startswith("n") else ""):
                     if r and (r.startswith(_RANK_STEMS) or re.match(r"^(?:1[0-3]|[2-9])$", r)):
                         return "name", w
-        # suit then rank, or rank then suit, with "of"/"the" between: hertta 7, seven of hearts
+        # suit then rank, or rank then suit, with "of"/"the" between: hertta 7, seven of
+        # hearts, hertta VII, K pata, Q of hearts
         nxt = [x for x in words[i + 1:i + 4] if x not in _FILLER][:1]
-        suit_first = bool(_FI_SUIT_WORD.match(w) or _EN_SUIT_WORD.match(w))
-        if nxt and (suit_first and (_RANK_WORD.match(nxt[0]) or _LETTER_RANK.match(nxt[0]))
-                    or _RANK_WORD.match(w) and (_FI_SUIT_WORD.match(nxt[0])
-                                                or _EN_SUIT_WORD.match(nxt[0]))):
-            return "name", f"{w} {nxt[0]}"
-        # a lone suit letter and a rank: "h 7", "S Q"
-        if w in ("c", "d", "h", "s") and i + 1 < len(words) and re.match(
-                r"^(?:1[0-3]|[2-9])$", words[i + 1]):
+        if nxt:
+            n = nxt[0]
+            if _suit_word(w) and (_rank_word(n) or _letter_rank(n, upper)):
+                return "name", f"{w} {n}"
+            if (_rank_word(w) or _letter_rank(w, upper)) and _suit_word(n):
+                return "name", f"{w} {n}"
+        # a count (or a colour) and a rank's name: kolme ässää, 2 kings, both red aces
+        if _COUNT_WORD.match(w) or _COLOUR_WORD.match(w):
+            after = [x for x in words[i + 1:i + 3] if not _COLOUR_WORD.match(x)][:1]
+            if after and _NAMED_RANK_WORD.match(after[0]):
+                return "name", f"{w} {after[0]}"
+        # a lone suit letter and a rank: "h 7", "S Q", "7 H"
+        if w in ("c", "d", "h", "s") and i + 1 < len(words):
+            n = words[i + 1]
+            if re.match(r"^(?:1[0-3]|[2-9])$", n) or re.match(r"^[jqk]$", n) or n in upper:
+                return "notation", f"{w} {n}"
+        if re.match(r"^(?:10|[2-9])$", w) and i + 1 < len(words) and words[i + 1] in (
+                "c", "d", "h", "s") and words[i + 1] in upper:
             return "notation", f"{w} {words[i + 1]}"
-    # letters spaced out or run together: "r i s t i s e i s k a", "ristiseiska!"
-    starts = [m.start() for m in re.finditer(r"(?<![a-z0-9])[a-z]", folded)]
-    squeezed_from = {}
-    for s in starts:
-        squeezed_from[s] = re.sub(r"[^a-z0-9]", "", folded[s:s + 60])
-    for s, sq in squeezed_from.items():
+    # letters spaced out or run together: "r i s t i s e i s k a", "heartsseven"
+    for m in re.finditer(r"(?<![a-z0-9])[a-z0-9]", folded):
+        sq = re.sub(r"[^a-z0-9]", "", folded[m.start():m.start() + 80])
         for suit in _FI_SUITS:
             if sq.startswith(suit):
                 rest = sq[len(suit):]
                 if rest.startswith(_LONG_STEMS) or rest[1:].startswith(_LONG_STEMS) \
                         and rest.startswith("n"):
-                    return "name", folded[s:s + len(suit) + 8].strip()
-        if _EN_SQUEEZED.match(sq):
-            return "name", folded[s:s + 16].strip()
+                    return "name", folded[m.start():m.start() + len(suit) + 8].strip()
+        hit = _SQUEEZED.match(sq)
+        if hit:
+            return "name", hit.group(0)
     return None
 
 
@@ -273,9 +364,9 @@ def frame(t: LiveTable, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
     if seat is None:
         raise ActionError("chat-spectator", "spectators may send reactions only, not "
                           "phrases or text")
-    if not t.config.get("chat_text"):
-        raise ActionError("chat-off", "free text is not allowed at this table; use the "
-                          "quick phrases")
+    if not text_allowed(t.config):
+        raise ActionError("chat-off", "free text is not allowed at this table (only private "
+                          "tables whose host allows it); use the quick phrases")
     raw = msg["text"]
     if isinstance(raw, str) and len(" ".join(raw.split())) > MAX_TEXT:
         raise ActionError("chat-too-long", f"a message is at most {MAX_TEXT} characters")

@@ -105,7 +105,10 @@ def nginx_config(listen_host: str, listen_port: int, backends: list[tuple[str, i
             proxy_pass http://ristiseiska;
             proxy_http_version 1.1;
             proxy_set_header Host $http_host;
-            proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+            # the client's address, set here: appending it to the header (the usual recipe) would
+            # keep whatever a client wrote, and a forged address lifts per-address limits
+            proxy_set_header X-Forwarded-For $remote_addr;
+            proxy_set_header X-Forwarded-Host "";
             proxy_set_header Upgrade $http_upgrade;
             proxy_set_header Connection $rs_connection;
             proxy_read_timeout 1h;

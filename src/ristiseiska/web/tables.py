@@ -395,7 +395,9 @@ class LiveTable:
                 for i, s in enumerate(self.seats)
             ],
             "rematch": self.rematch,
-            "chat_text": bool(self.config.get("chat_text")),  # issue 20 (web/chat.py)
+            # issue 20 (web/chat.py): free text, never where strangers sit (issue 46)
+            "chat_text": (bool(self.config.get("chat_text")) and not self.config.get("open")
+                          and not self.config.get("quick")),
             "quick": bool(self.config.get("quick")),  # a quick game's table (web/open_tables.py)
             **self.clock.info(),
             **self.forced.info(),

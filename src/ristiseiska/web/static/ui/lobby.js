@@ -58,7 +58,8 @@ export function Lobby({ lang }) {
     setError(null);
     const body = { preset: presetName, options, open, seats: seats.map((s) => ({ ...s, bot: s.bot || meta.default_bot })) };
     if (seed.trim()) body.seed = parseInt(seed, 10);
-    if (chatText && seats.filter((s) => s.kind === "friend").length > 1) body.chat_text = true;
+    // free text only at a private table: an open one seats strangers (the server refuses it too)
+    if (chatText && !open && seats.filter((s) => s.kind === "friend").length > 1) body.chat_text = true;
     body.clock = clock;
     body.auto_forced = autoForced;
     const r = await fetch("/api/tables", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
@@ -109,7 +110,7 @@ export function Lobby({ lang }) {
       <div class="row"><label>${t("web.lobby.seed")}: <input size="12" inputmode="numeric" value=${seed} onInput=${(e) => setSeed(e.target.value)}/></label></div>
     </details>
     <div class="row"><label class="check"><input type="checkbox" data-action="open-table" checked=${open} onChange=${(e) => setOpen(e.target.checked)}/> ${t("open.list_in_lobby")}</label></div>
-    ${seats.filter((s) => s.kind === "friend").length > 1 && html`<${ChatTextOption} checked=${chatText} set=${setChatText}/>`}
+    ${!open && seats.filter((s) => s.kind === "friend").length > 1 && html`<${ChatTextOption} checked=${chatText} set=${setChatText}/>`}
     ${error && html`<div class="error" role="alert" data-testid="lobby-error">${error}</div>`}
     <div class="row"><button class="primary" data-action="create" onClick=${create}>${t("web.lobby.create_button")}</button></div>
   </section>`;
