@@ -5,6 +5,9 @@
     python3 dev.py play      # the same, but the terminal game
     python3 dev.py test      # make .venv, install with test tools, run lint, types and all tests,
                              # then the fresh-install check (`test PATHS…`: just those tests)
+    python3 dev.py test --quick [--base REF]
+                             # lint, types, the core tests and the tests that import what changed
+                             # since REF (default: the uncommitted changes); no browser tests
     python3 dev.py fresh     # only the fresh-install check (--keep keeps its directory)
     python3 dev.py bench     # speed figures
 
@@ -79,8 +82,139 @@ def cmd_bench(args: list[str]) -> int:
     return run(BIN / "ristiseiska", "bench", *args, check=False)
 
 
+# The core of `dev.py test --quick`: fast test files that exercise the engine end to end (cards,
+# rules, table, game, view, match, records, properties, catalogs, import layers). Together about
+# a minute on a quiet machine; the tests that import a changed module are added to them.
+QUICK_CORE = ["test_cards", "test_rules", "test_engine", "test_record", "test_view", "test_match",
+              "test_import_cycles", "test_i18n", "test_grammar", "test_turn_variants",
+              "test_variants", "test_properties", "test_docs", "test_smoke"]
+
+
+QUICK_ENGINE = {"ristiseiska", *(f"ristiseiska.{m}" for m in (
+    "cards", "rules", "table", "moves", "game", "view", "scoring", "match", "record"))}
+
+
+def _module_of(path: str) -> str | None:
+    """``src/ristiseiska/web/chat.py`` → ``ristiseiska.web.chat`` (None outside the package)."""
+    p = Path(path)
+    if p.parts[:2] != ("src", "ristiseiska"):
+        return None
+    parts = list(p.with_suffix("").parts[1:])
+    if p.suffix != ".py":  # a catalog, a static file, weights: the package that holds it
+        parts = parts[:-1]
+    elif parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _imports_of(path: Path) -> set[str]:
+    """Every module name ``path`` imports, wherever the import stands (``from a import b``
+    counts as both ``a`` and ``a.b``)."""
+    import ast
+    names: set[str] = set()
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, UnicodeDecodeError):
+        return names
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            subs = {f"{node.module}.{a.name}" for a in node.names}
+            modules = {m for m in subs if _is_module(m)}
+            names |= modules
+            if modules != subs:  # names defined in the module itself, not only submodules
+                names.add(node.module)
+        elif (isinstance(node, ast.Call) and node.args
+              and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)
+              and getattr(node.func, "attr", getattr(node.func, "id", "")) in (
+                  "importorskip", "import_module")):
+            names.add(node.args[0].value)
+    return names
+
+
+def _with_packages(mods: set[str]) -> set[str]:
+    """``mods`` and every package whose ``__init__`` imports one of them (as importing the
+    package runs that module)."""
+    out = set(mods)
+    todo = list(mods)
+    while todo:
+        mod = todo.pop()
+        parent = mod.rpartition(".")[0]
+        init = ROOT / "src" / Path(*parent.split(".")) / "__init__.py"
+        if not parent or parent in out or not init.exists():
+            continue
+        text = init.read_text(encoding="utf-8")
+        short = mod.rpartition(".")[2]
+        if f"from .{short} import" in text or f"from . import {short}" in text or mod in text:
+            out.add(parent)
+            todo.append(parent)
+    return out
+
+
+def _is_module(name: str) -> bool:
+    base = ROOT / "src" / Path(*name.split("."))
+    return base.with_suffix(".py").exists() or (base / "__init__.py").exists()
+
+
+def quick_selection(changed: list[str]) -> list[str]:
+    """The test files of the quick run: the core, the changed test files and every test file
+    that imports a changed module (directly, or through one of the tests' kits)."""
+    tests = ROOT / "tests"
+    chosen = {f"tests/{name}.py" for name in QUICK_CORE if (tests / f"{name}.py").exists()}
+    # The engine's own modules are what the core tests; nearly every test imports them, so
+    # their importers would be the whole suite. The package root is imported by most tests too.
+    mods = _with_packages({m for m in map(_module_of, changed) if m}) - QUICK_ENGINE
+    kits = {p.stem: _imports_of(p) for p in tests.glob("*_kit.py")}
+    for path in sorted(tests.glob("test_*.py")):
+        rel = f"tests/{path.name}"
+        names = _imports_of(path)
+        for kit, kit_names in kits.items():
+            if kit in names:
+                names |= kit_names
+        hit = any(n == m or n.startswith(m + ".") for n in names for m in mods)
+        if rel in changed or hit:
+            chosen.add(rel)
+    return sorted(chosen)
+
+
+def _changed_files(base: str) -> list[str]:
+    out = subprocess.run(["git", "diff", "--name-only", base], cwd=ROOT, text=True,
+                         capture_output=True)
+    if out.returncode != 0:
+        sys.exit(f"dev.py: git cannot compare with {base!r}: {out.stderr.strip()}")
+    extra = subprocess.run(["git", "ls-files", "--others", "--exclude-standard"], cwd=ROOT,
+                           text=True, capture_output=True).stdout
+    return sorted(set(out.stdout.split()) | set(extra.split()))
+
+
+def cmd_quick(args: list[str]) -> int:
+    """``test --quick``: a first check in minutes, for a change of a few lines."""
+    base = "HEAD"
+    if args[:1] == ["--base"]:
+        if len(args) < 2:
+            sys.exit("dev.py: --base needs a git revision, e.g. --base main or --base HEAD~1")
+        base, args = args[1], args[2:]
+    if args:
+        sys.exit(f"dev.py: test --quick takes only --base REF, not {' '.join(args)!r}")
+    changed = _changed_files(base)
+    selected = quick_selection(changed)
+    say(f"{len(changed)} changed file(s) since {base}; {len(selected)} test file(s): the core "
+        f"and those importing what changed (the browser tests and the timed tests are left to "
+        f"the full run: python3 dev.py test)")
+    start = time.monotonic()
+    run(PY, "-m", "ruff", "check", "src", "tests")
+    run(PY, "-m", "mypy")
+    rc = run(PY, "-m", "pytest", "-p", "no:cacheprovider", "-m", "not quiet", *selected,
+             check=False)
+    say(f"quick run {'passed' if rc == 0 else 'FAILED'} in {time.monotonic() - start:.0f} s")
+    return rc
+
+
 def cmd_test(args: list[str]) -> int:
     ensure_venv("dev")
+    if args[:1] == ["--quick"]:
+        return cmd_quick(args[1:])
     run(PY, "-m", "ruff", "check", "src", "tests")
     run(PY, "-m", "mypy")
     main_suite: list[str | Path] = [PY, "-m", "pytest", "-p", "no:cacheprovider", "--ignore=tests/browser"]
