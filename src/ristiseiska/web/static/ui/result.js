@@ -34,7 +34,11 @@ async function rematch(id, onError) {
 function DealResult({ view, names }) {
   const r = view.result;
   const hands = view.final_hands || [];
+  // why a deal ended when nobody went out the usual way: nothing left could be played
+  // (jokers, issue 52) or the turn cap
+  const why = r.end === "stuck" || r.end === "stall" ? t(`core.end.${r.end}`) : null;
   return html`<p>${r.winner !== null && r.winner !== undefined ? t("web.result.winner", { name: names[r.winner] }) : t("web.result.no_winner")}</p>
+    ${why && html`<p data-testid="end-reason" data-end=${r.end}>${why}</p>`}
     <h3>${t("webtable.final_hands")}</h3>
     <ul class="final-hands">${names.map((n, i) => html`<li data-seat=${i} data-winner=${r.winner === i ? "true" : undefined} class=${r.winner === i ? "winner" : ""}>
       <div class="fh-head"><strong>${n}</strong>${r.winner === i ? html` <span class="win-badge">★ ${t("webtable.winner")}</span>` : ""}
