@@ -66,7 +66,11 @@ def test_a_pooled_bot_plays_the_experts_move_after_a_short_grace_while_the_kerne
     move = bot.choose(view)
     assert 0.25 < time.perf_counter() - start < 1.5  # the grace, then the expert at once
     assert move == get_bot("expert", seed=11).choose(view) and bot.stood_in == "expert"
+    start = time.perf_counter()
+    assert PooledBot(pool, "master", 12).choose(view) in view.legal_moves
+    assert time.perf_counter() - start < 0.2  # the grace is spent: no more waiting
     assert pool._executor is None
+    pool._waited = False
     # a warm-up done within the grace (the kernel loaded from the disk cache): no stand-in
     asked: list[str] = []
     monkeypatch.setattr(pool, "choose", lambda level, seed, v, **o: asked.append(level) or move)

@@ -143,6 +143,7 @@ class BotPool:
         self._closed = False
         self._warm: concurrent.futures.Future[float] | None = None
         self._warm_neural: concurrent.futures.Future[float] | None = None
+        self._waited = False  # a wait for the warm-up (ready(wait=...)) ran out once
 
     def _pool(self) -> concurrent.futures.ProcessPoolExecutor:
         with self._lock:
@@ -183,13 +184,15 @@ class BotPool:
     def ready(self, level: str, wait: float = 0.0) -> bool:
         """Whether ``level`` can think now without compiling first: every level outside
         :data:`POOLED`, and those once the pool's warm-up (started here if need be) is done,
-        waiting up to ``wait`` seconds for it. A warm-up that failed leaves the level not
+        waiting up to ``wait`` seconds for it (until such a wait has run out once). A warm-up that failed leaves the level not
         ready (its stand-in plays on)."""
         if level not in POOLED:
             return True
         fut = self.ensure_warm(neural=level == "neural")
-        if wait > 0 and not fut.done():
+        if wait > 0 and not fut.done() and not self._waited:
+            # once per pool: a compilation that outlasts it is not waited for again
             concurrent.futures.wait([fut], timeout=wait)
+            self._waited = not fut.done()
         return fut.done() and not fut.cancelled() and fut.exception() is None
 
     def stand_in(self, level: str, wait: float = 0.0) -> str | None:
