@@ -1044,7 +1044,11 @@ def run_play(defaults: dict[str, Any] | None = None, session: Session | None = N
     # it a second time beside the worker, in this process.
     levels = session.setup.bots if session is not None else (defaults or {}).get("bots", [])
     if set(levels) & POOLED:
-        shared_pool().ensure_warm().add_done_callback(lambda _done: warm())
+        def then(done: Any) -> None:  # not after a quit stopped the worker mid-way
+            if not done.cancelled() and done.exception() is None:
+                warm()
+
+        shared_pool().ensure_warm().add_done_callback(then)
     else:
         warm()
     app = PlayApp(defaults, session, path, quick=quick)
