@@ -6,6 +6,7 @@ These tests never compile: the pool's warm-up is a future the test holds."""
 from __future__ import annotations
 
 import concurrent.futures
+import threading
 import time
 import warnings
 from pathlib import Path
@@ -52,18 +53,29 @@ def test_a_level_that_needs_the_kernel_has_a_stand_in_until_the_warm_up_is_done(
     assert pool._executor is None and failed._executor is None  # nothing was started
 
 
-def test_a_pooled_bot_plays_the_experts_move_at_once_while_the_kernel_is_built() -> None:
+def test_a_pooled_bot_plays_the_experts_move_after_a_short_grace_while_the_kernel_is_built(
+        monkeypatch: pytest.MonkeyPatch) -> None:
     g = Game(Rules(), players=4, seed=3)
     for _ in range(10):
         g.push(g.legal_moves()[0])
     view = g.view(g.to_move)
     pool, kernel, _ = _cold_pool()
+    monkeypatch.setattr(PooledBot, "GRACE", 0.3)
     bot = PooledBot(pool, "master", 11)
     start = time.perf_counter()
     move = bot.choose(view)
-    assert time.perf_counter() - start < 1.0
+    assert 0.25 < time.perf_counter() - start < 1.5  # the grace, then the expert at once
     assert move == get_bot("expert", seed=11).choose(view) and bot.stood_in == "expert"
+    start = time.perf_counter()
+    assert PooledBot(pool, "master", 12).choose(view) in view.legal_moves
+    assert time.perf_counter() - start < 0.2  # the grace is spent: no more waiting
     assert pool._executor is None
+    pool._waited = False
+    # a warm-up done within the grace (the kernel loaded from the disk cache): no stand-in
+    asked: list[str] = []
+    monkeypatch.setattr(pool, "choose", lambda level, seed, v, **o: asked.append(level) or move)
+    threading.Timer(0.1, kernel.set_result, (1.0,)).start()
+    assert bot.choose(view) == move and bot.stood_in is None and asked == ["master"]
 
 
 def test_the_web_table_plays_at_once_and_says_so_once(
@@ -107,3 +119,37 @@ def test_the_notice_has_words_in_both_languages(lang: str) -> None:
         text = t(f"bots.warming.{level}", lang)
         assert not text.startswith("bots.") and t(f"tui.level.{STAND_IN[level]}", lang) in text
 
+
+
+@pytest.mark.asyncio
+async def test_the_terminal_plays_at_once_and_its_log_says_so_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from textual.widgets import RichLog
+
+    from ristiseiska.bots import pool as pool_mod
+    from ristiseiska.tui.app import PlayApp
+    from ristiseiska.tui.session import Session, Setup
+
+    cold = concurrent.futures.Future()  # type: ignore[var-annotated]
+    monkeypatch.setattr(BotPool, "ensure_warm", lambda self, neural=False: cold)
+    monkeypatch.setattr(pool_mod, "_shared", None)
+    monkeypatch.setattr(PooledBot, "GRACE", 0.05)
+    session = Session(Setup(Rules(match_deals=1), players=4, bots=["master"] * 3, seed=2,
+                            pace=0.05, lang="fi"), tmp_path)
+    app = PlayApp(session=session, data_dir_path=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        start = time.monotonic()
+        for _ in range(3):  # three turns of the person: the bots in between answer at once
+            while session.bot_to_move and time.monotonic() - start < 30:
+                await pilot.pause(0.05)
+            if session.deal_over:
+                break
+            session.apply(session.game.legal_moves()[0])
+            app.screen.after_move()  # type: ignore[attr-defined]
+        while session.bot_to_move and time.monotonic() - start < 30:
+            await pilot.pause(0.05)
+        assert time.monotonic() - start < 20
+        log = "\n".join(str(line.text) for line in app.screen.query_one("#log", RichLog).lines)
+    said = t("bots.warming.master", "fi")
+    assert log.replace("\n", " ").count(said[:30]) == 1, log
+    assert pool_mod.shared_pool()._executor is None  # no process, no compiler

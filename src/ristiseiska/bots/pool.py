@@ -143,6 +143,7 @@ class BotPool:
         self._closed = False
         self._warm: concurrent.futures.Future[float] | None = None
         self._warm_neural: concurrent.futures.Future[float] | None = None
+        self._waited = False  # a wait for the warm-up (ready(wait=...)) ran out once
 
     def _pool(self) -> concurrent.futures.ProcessPoolExecutor:
         with self._lock:
@@ -180,19 +181,24 @@ class BotPool:
                 fut = self._warm_neural = self._submit(compile_kernel, True)
         return fut
 
-    def ready(self, level: str) -> bool:
+    def ready(self, level: str, wait: float = 0.0) -> bool:
         """Whether ``level`` can think now without compiling first: every level outside
-        :data:`POOLED`, and those once the pool's warm-up (started here if need be) is done.
-        A warm-up that failed leaves the level not ready (its stand-in plays on)."""
+        :data:`POOLED`, and those once the pool's warm-up (started here if need be) is done,
+        waiting up to ``wait`` seconds for it (until such a wait has run out once). A warm-up that failed leaves the level not
+        ready (its stand-in plays on)."""
         if level not in POOLED:
             return True
         fut = self.ensure_warm(neural=level == "neural")
-        return fut is not None and fut.done() and not fut.cancelled() and fut.exception() is None
+        if wait > 0 and not fut.done() and not self._waited:
+            # once per pool: a compilation that outlasts it is not waited for again
+            concurrent.futures.wait([fut], timeout=wait)
+            self._waited = not fut.done()
+        return fut.done() and not fut.cancelled() and fut.exception() is None
 
-    def stand_in(self, level: str) -> str | None:
+    def stand_in(self, level: str, wait: float = 0.0) -> str | None:
         """The level that plays for ``level`` now (:data:`STAND_IN`) while it is not
-        :meth:`ready`; ``None`` when it can think itself."""
-        return None if self.ready(level) else STAND_IN.get(level, "expert")
+        :meth:`ready` (after up to ``wait`` seconds); ``None`` when it can think itself."""
+        return None if self.ready(level, wait) else STAND_IN.get(level, "expert")
 
     def warm_up(self) -> concurrent.futures.Future[float]:
         """Start a worker and compile the kernel in it; the future gives the seconds it took.
@@ -235,8 +241,12 @@ class PooledBot:
     """A bot that looks local (``choose(view)``) but thinks in a :class:`BotPool`.
 
     Made without touching the kernel, so creating one never compiles anything in the caller's
-    process.
+    process. Its first move waits up to ``GRACE`` seconds for the pool's warm-up (a worker
+    that loads the compiled kernel from the disk cache is ready in a second or two); past that
+    (a compilation: a minute or more) the stand-in plays.
     """
+
+    GRACE = 3.0
 
     def __init__(self, pool: BotPool, level: str, seed: int, **options: Any) -> None:
         self.pool, self.name, self.seed, self.options = pool, level, seed, options
@@ -244,7 +254,7 @@ class PooledBot:
 
     def choose(self, view: Any) -> Move:
         # While the compiled code is being built, the stand-in level answers here at once.
-        self.stood_in = self.pool.stand_in(self.name)
+        self.stood_in = self.pool.stand_in(self.name, self.GRACE)
         if self.stood_in is not None:
             from . import get_bot
 

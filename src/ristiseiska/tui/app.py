@@ -512,6 +512,7 @@ class GameScreen(Screen[None]):
         self.lang = session.lang
         self._bot_timer: Any = None
         self._thinking: tuple[float, Any] | None = None  # (since, ticker) while a bot thinks
+        self._warming_told: set[str] = set()  # levels whose stand-in the log has named
         self._logged = 0
         self._deal_shown = -1
         self._status_kind = ""
@@ -773,7 +774,7 @@ class GameScreen(Screen[None]):
         if self._thinking is None or not s.bot_to_move:
             return
         took = time.monotonic() - self._thinking[0]
-        if took >= 2 and self._status_kind not in ("error", "hint"):
+        if took >= 1 and self._status_kind not in ("error", "hint"):
             self.set_status(t("bots.thinking_long", self.lang, name=s.names[s.game.to_move],
                               seconds=int(took)), "")
 
@@ -795,12 +796,26 @@ class GameScreen(Screen[None]):
         s = self.session
         if len(s.game.moves) != n_moves or not s.bot_to_move:
             return  # the position changed meanwhile
+        self._tell_stand_in(s.bot(s.game.to_move))
         s.apply(move)
         if s.bot_to_move:
             self.refresh_all()
             self._bot_timer = self.set_timer(s.setup.pace, self._bot_tick)
         else:
             self.after_bots()
+
+    def _tell_stand_in(self, bot: Any) -> None:
+        """Say once in the move log that a bot plays by its stand-in's rules while its
+        compiled code is built (the first minute after installing; bots/pool.py)."""
+        level = str(getattr(bot, "name", ""))
+        if getattr(bot, "stood_in", None) is None or level in self._warming_told:
+            return
+        self._warming_told.add(level)
+        log = self.query_one("#log", RichLog)
+        # wrapped short of the scroll bar, which comes once the log is full
+        width = log.scrollable_content_region.width - log.styles.scrollbar_size_vertical
+        log.write(Text(t(f"bots.warming.{level}", self.lang), style="italic"),
+                  width=width if width > 20 else None)
 
     def after_bots(self) -> None:
         self._status_kind = ""
@@ -1021,8 +1036,21 @@ def run_play(defaults: dict[str, Any] | None = None, session: Session | None = N
 
         defaults = dict(defaults, saved_game=(path / STATE_FILE).exists())
     from ..analysis.hint import warm
+    from ..bots.pool import POOLED, shared_pool
 
-    warm()  # the hint (F2) is the analysis's: load its compiled kernel while the game starts
+    # The hint (F2) is the analysis's: load its compiled kernel while the game starts. With a
+    # master (or neural) bot the pool's worker compiles the kernel anyway (a minute after
+    # installing): the hint's thread then loads it from the disk cache instead of compiling
+    # it a second time beside the worker, in this process.
+    levels = session.setup.bots if session is not None else (defaults or {}).get("bots", [])
+    if set(levels) & POOLED:
+        def then(done: Any) -> None:  # not after a quit stopped the worker mid-way
+            if not done.cancelled() and done.exception() is None:
+                warm()
+
+        shared_pool().ensure_warm().add_done_callback(then)
+    else:
+        warm()
     app = PlayApp(defaults, session, path, quick=quick)
     app.run()
     s = app.session

@@ -350,6 +350,10 @@ class Session:
     def apply_text(self, text: str) -> list[LogLine]:
         return self.apply(self.parse(text))
 
+    def bot(self, seat: int) -> Any:
+        """The bot that plays ``seat`` in this deal."""
+        return self._bots[seat]
+
     def bot_choice(self) -> Move:
         seat = self.game.to_move
         bot = self._bots[seat]
