@@ -172,6 +172,39 @@ def test_quick_game_makes_a_table_the_bots_fill_after_the_wait(db: str) -> None:
         assert r.json()["id"] != tid and r.json()["seat"] == 0
 
 
+def _filled(client: TestClient, tid: str) -> dict[str, Any]:
+    for _ in range(200):
+        info = client.get(f"/api/tables/{tid}").json()
+        if not info["waiting"]:
+            return dict(info)
+        time.sleep(0.02)
+    raise AssertionError("the bots never sat down")
+
+
+def test_stand_ins_at_a_quick_table_have_first_names_not_placeholders(db: str) -> None:
+    """Issue 45: the bots that fill a quick table's empty seats were called "P3" and "P4"."""
+    from ristiseiska.i18n import PLAYER_NAMES
+
+    with TestClient(app_for(db, quick_wait=0.3)) as client:
+        first = client.post("/api/quick", json={"name": "Aino"}).json()
+        tid = first["id"]
+        names = [s["name"] for s in _filled(client, tid)["seats"]]
+        assert names[0] == "Aino"
+        assert len(set(names)) == 4 and all(n in PLAYER_NAMES for n in names[1:]), names
+        with client.websocket_connect(f"/ws/{tid}") as ws:
+            st = joined(ws, 0, first["token"])
+            assert st["table"]["seats"][1]["name"] == names[1]
+    with TestClient(app_for(db)) as client:  # the same names after a restart
+        assert [s["name"] for s in client.get(f"/api/tables/{tid}").json()["seats"]] == names
+        # a newcomer whose name a stand-in has takes a seat: the stand-in gets another name
+        claim(client, tid, 1, names[2])
+        after = [s["name"] for s in client.get(f"/api/tables/{tid}").json()["seats"]]
+        assert after[1] == names[2] and after[2] not in (names[2], "P3")
+        assert len(set(after)) == 4
+    with TestClient(app_for(db)) as client:
+        assert [s["name"] for s in client.get(f"/api/tables/{tid}").json()["seats"]] == after
+
+
 def test_a_quick_table_runs_the_turn_clock_and_the_listing_says_so(db: str) -> None:
     """Strangers at a quick table get the 30 s turn clock (so one who wanders off cannot hold
     the table up), and the open listing shows it."""

@@ -164,6 +164,58 @@ async def test_the_hint_names_its_move_once(live_server: LiveServer, browser: An
         assert not re.search(r"\d\.\d", text), text  # a decimal comma
 
 
+# -- the asking game and the stock -------------------------------------------------------------
+
+async def test_the_give_phase_keeps_the_board_and_gives_from_the_hand(
+        live_server: LiveServer, browser: Any) -> None:
+    page, tid = await seated(browser, live_server, LAPTOP, preset="ristiseiska-pyynto", seed=4)
+    table = live_server.table(tid)
+    await page.wait_for_selector("[data-testid=board] [data-row]")
+    slot = page.locator("[data-testid=board] .bcard, [data-testid=board] .slot").first
+    before = 0.0
+    for _ in range(6000):  # deal after deal until seat 0 is asked for a card
+        g = table.game
+        if g is not None and g.phase == "give" and g.to_move == 0:
+            break
+        if g is not None and g.to_move == 0 and await page.locator("[data-testid=status].mine").count():
+            before = await slot.evaluate("e => e.getBoundingClientRect().width")  # a usual turn
+        if g is not None and g.is_over() and await page.locator("[data-action=next-deal]").count():
+            await page.click("[data-action=next-deal]")
+            await page.wait_for_timeout(200)
+        elif not await act(page):
+            await page.wait_for_timeout(30)
+    else:
+        raise AssertionError("seat 0 never had to give a card")
+    await page.wait_for_selector("[data-testid=status].mine")
+    status = await page.locator("[data-testid=status]").inner_text()
+    assert status.strip()
+    # no row of give buttons: the cards to give are the hand's, the board keeps its size
+    assert await page.locator(".mine .actions button").count() <= 2
+    after = await slot.evaluate("e => e.getBoundingClientRect().width")
+    assert after >= before - 0.5, (before, after)
+    legal = page.locator("[data-testid=hand] button[data-legal=true]")
+    assert await legal.count() >= 1
+    moves = len(table.game.moves)
+    await legal.first.click(position={"x": 6, "y": 12})
+    for _ in range(100):
+        if len(table.game.moves) > moves:
+            break
+        await page.wait_for_timeout(50)
+    assert str(table.game.moves[moves]).startswith("give")
+
+
+@pytest.mark.parametrize("lang", ["fi", "en"])
+async def test_the_stock_pile_says_what_it_is(live_server: LiveServer, browser: Any,
+                                              lang: str) -> None:
+    page, _tid = await seated(browser, live_server, LAPTOP, lang=lang,
+                              kinds=("friend", "bot"), preset="kahdestaan-pakka")
+    stock = page.locator("[data-testid=stock]")
+    await stock.wait_for()
+    text = await stock.inner_text()
+    assert ("pakka" if lang == "fi" else "stock") in text.lower(), text
+    assert re.search(r"\d", text)
+
+
 # -- /puzzles ---------------------------------------------------------------------------------
 
 def _puzzle_ids() -> list[str]:

@@ -754,6 +754,14 @@ class Store:
                     bot.name = new
             return True
 
+    async def name_free_seats(self, table_id: str, names: dict[int, str]) -> None:
+        """Give seats nobody has taken new names (the stand-ins that fill a quick table)."""
+        async with self._write(), self.session() as s, s.begin():
+            for seat, name in names.items():
+                row = await s.get(SeatRow, (table_id, seat), with_for_update=True)
+                if row is not None and row.token_hash is None:
+                    row.name = name
+
     async def start_deal(self, table_id: str, deal: int) -> None:
         async with self._write(), self.session() as s, s.begin():
             s.add(DealRow(table_id=table_id, deal=deal, started=time.time()))

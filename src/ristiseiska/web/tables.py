@@ -297,10 +297,12 @@ class LiveTable:
                 raise ActionError("seat-taken", "somebody already sits there")
             key = name_key(name)
             clash = [i for i, s in enumerate(self.seats) if i != seat and name_key(s.name) == key]
-            if any(self.seats[i].kind == "friend" for i in clash):
+            if any(self.seats[i].kind == "friend" and not self._unclaimed_standin(i)
+                   for i in clash):
                 raise ActionError("name-taken", f"{name!r} is already at this table; "
                                   "choose another name")
-            renames = self._rename_bots(clash, name)  # a bot gives its name up to a person
+            # a bot (or a stand-in at a seat nobody took) gives its name up to a person
+            renames = self._rename_bots(clash, name)
             h = hash_token(token)
             try:
                 stored = await self.store.claim_seat(self.id, seat, name, h, renames)
@@ -333,10 +335,18 @@ class LiveTable:
                 raise ActionError("started", "the deal has already started")
             empty = [i for i, s in enumerate(self.seats)
                      if s.kind == "friend" and s.token_hash is None]
+            # a seat nobody named ("P3") gets a first name for its stand-in
+            names = self._rename_bots([i for i in empty if self.seats[i].name == f"P{i + 1}"], "")
+            if names:
+                try:
+                    await self.store.name_free_seats(self.id, names)
+                except Exception as e:  # noqa: BLE001 - every storage failure is reported alike
+                    raise store_error(e, "the start could not be saved") from e
             await self._save_state(sorted({*self._standins(), *empty}),
                                    "the start could not be saved")
             for i in empty:
                 self.seats[i].standin = True
+            self._rename(names)
             self.started = True
             self._broadcast()
         self.kick()
@@ -368,6 +378,22 @@ class LiveTable:
         for i in seats:
             out[i] = free.pop(0) if free else f"{self.seats[i].bot or 'bot'} {i + 1}"
         return out
+
+    def _unclaimed_standin(self, seat: int) -> bool:
+        s = self.seats[seat]
+        return s.kind == "friend" and s.standin and s.token_hash is None
+
+    def _rename(self, names: dict[int, str]) -> None:
+        """New names for seats (stored already): the seats, the match, its deals, the log."""
+        if not names:
+            return
+        for i, new in names.items():
+            self.seats[i].name = new
+            self.match.names[i] = new
+            for g in self.games:
+                g.names[i] = new
+        self._log.clear()  # the log's sentences name the players
+        self._texts.clear()
 
     def _reserved(self, seat: int) -> bool:
         """A rematch keeps its friend seats for the players of the last match (issue 20)."""

@@ -67,10 +67,11 @@ export function Board({ view, lastPlay, mark, you = null, handRef = null, replay
   })}</div>`;
 }
 
-// The stock of the two-player games: a pile of backs (thicker the more it holds) and its count.
+// The stock of the two-player games: a pile of backs (thicker the more it holds), its name and
+// its count.
 export function Stock({ n }) {
   const layers = Math.min(5, Math.ceil(n / 4));
   return html`<div class="stock" data-testid="stock" data-count=${n} role="img" aria-label=${t("web.table.stock", { n })}>
     <span class="pile" aria-hidden="true">${Array.from({ length: layers }, (_, k) => html`<span class="back" key=${k}></span>`)}</span>
-    <span class="stock-n" aria-hidden="true">${n}</span></div>`;
+    <span class="stock-n" aria-hidden="true"><span class="stock-label">${t("webtable.stock_label")}</span> ${n}</span></div>`;
 }
