@@ -75,7 +75,7 @@ def kernel_plays(view: Any) -> bool:
 def hint_reason(view: Any, legal: list[Move], values: list[MoveValue], lang: str) -> str:
     """Why the analysis's best move is best, in a sentence, and what it was measured on."""
     from ..bots.expert import ExpertBot
-    from ..i18n import t
+    from ..i18n import number, t
     from . import _reason_words
 
     best = values[0]
@@ -83,7 +83,7 @@ def hint_reason(view: Any, legal: list[Move], values: list[MoveValue], lang: str
     key, params = _best_reason(view, legal, values, by_text, ExpertBot(seed=HINT_SEED))
     base = _reason_words(key, params, lang).rstrip()
     return base + " " + t("analysis.hint.basis", lang, worlds=HINT_BUDGET.worlds,
-                          points=f"{best.points:.1f}", win=round(100 * best.win))
+                          points=number(best.points, lang), win=round(100 * best.win))
 
 
 def _best_reason(view: Any, legal: list[Move], values: list[MoveValue], by_text: dict[str, Move],

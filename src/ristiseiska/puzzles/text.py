@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..i18n import describe_move, t
+from ..i18n import number as _number
 from ..moves import Move
 
 LANGS = ("fi", "en")
@@ -111,8 +112,7 @@ def why_text(reason: Any, answer: str, lang: str = "fi") -> str:
 
 def number(x: float, lang: str = "fi") -> str:
     """A number of points with one decimal, as the language writes it (7,5 / 7.5)."""
-    text = f"{x:.1f}"
-    return text.replace(".", ",") if lang == "fi" else text
+    return _number(x, lang)
 
 
 def verdict_text(correct: bool, chosen: str, answer: str, loss: float, lang: str = "fi") -> str:
