@@ -94,7 +94,9 @@ def _best_reason(view: Any, legal: list[Move], values: list[MoveValue], by_text:
 
     best = values[0]
     if best.win >= 0.99 and any(v.win < 0.99 for v in values[1:]):
-        return "analysis.reason.out", {"best": best.move}
+        from . import _out_reason
+
+        return _out_reason(view, best.move), {"best": best.move}
     b = by_text[best.move]
     near = any(view.hand_sizes[s] == 1 for s in range(view.players) if s != view.seat)
     if near and b.card is not None and len(values) > 1:

@@ -92,10 +92,11 @@ def why_text(reason: Any, answer: str, lang: str = "fi") -> str:
         return generic
     if not isinstance(params, dict):
         return generic
-    if key == "analysis.reason.out":
+    if key in ("analysis.reason.out", "analysis.reason.out_likely"):
         if _is_card_play(answer):
             return t(key, lang, best=_move_words(answer, lang))
-        return t("puzzles.why.out_action", lang, move=move_words(answer, lang))
+        action = "puzzles.why.out_action" + ("" if key == "analysis.reason.out" else "_likely")
+        return t(action, lang, move=move_words(answer, lang))
     if key == "analysis.reason.dump" and isinstance(params.get("diff"), int):
         diff = int(params["diff"])
         form = "one" if diff == 1 else "other"
