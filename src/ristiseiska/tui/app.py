@@ -329,7 +329,7 @@ class SetupScreen(Screen[None]):
     SetupScreen .row Input, SetupScreen .row Select { width: 1fr; }
     SetupScreen #setup-error { color: $error; height: auto; }
     SetupScreen .warning { color: $warning; margin-top: 1; }
-    SetupScreen #start { margin-top: 1; width: 100%; }
+    SetupScreen #start { margin-top: 1; width: 100%; dock: bottom; }
     SetupScreen.-narrow .row Label { width: 20; }
     SetupScreen.-narrow #preset-info, SetupScreen.-narrow .note { padding-left: 20; }
     """
