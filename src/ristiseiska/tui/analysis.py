@@ -100,7 +100,7 @@ class AnalysisReplayApp(ReplayApp):
             self._bindings.bind(keys, action, t(key, lang), priority=True)
 
     def on_mount(self) -> None:
-        self.mount(Static("", id="analysis"), before="#log")
+        self.mount(Static("", id="analysis"), after="#step")
         super().on_mount()
 
     @property
