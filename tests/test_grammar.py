@@ -158,6 +158,6 @@ def test_every_reason_renders_with_every_card_through_the_real_functions() -> No
                     stem = card_case(card, lang)[:5]
                     assert stem in text.lower(), (key, text)
             code = card.notation() if card.is_joker else str(c)
-            for key in ("analysis.reason.out", "analysis.reason.dump"):
+            for key in ("analysis.reason.out", "analysis.reason.out_likely", "analysis.reason.dump"):
                 text = _reason_words(key, {"best": code, "diff": 5}, lang)
                 assert "{" not in text and move_words(code, lang) in text, text

@@ -250,7 +250,7 @@ def test_describe_event_finnish_and_english_sentences():
         "Aino played the six of hearts."
     assert describe_event({"seat": 1, "type": "token"}, NAMES, "fi") == "Olli otti pantin."
     assert describe_event({"seat": 2, "type": "ask", "from": 0}, NAMES, "fi") == \
-        "Sara ei voinut pelata ja pyysi korttia, jonka antaa Aino."
+        "Sara ei voinut pelata ja pyysi korttia. Kortin antaa Aino."
     assert describe_event({"seat": 0, "type": "stop"}, NAMES, "fi") == \
         "Aino jätti lisäkortin pelaamatta."
     assert describe_event({"seat": 0, "type": "play", "card": "X1", "as": "H6"}, NAMES, "fi") \

@@ -23,10 +23,15 @@ def test_train_30_seconds_end_to_end_then_resume(tmp_path) -> None:  # type: ign
                            "--out", str(out), "--eval-deals", "1", "--seed", "3"],
                           capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr
-    assert "saved" in proc.stdout and "against 3 expert bots" in proc.stdout
+    assert "saved" in proc.stdout and "against 3 expert bots: won" in proc.stdout
+    # figures a user can judge: against random players too, each with its interval and the
+    # even share of four players (issue 45: "vs expert 11.9%" alone read like a failure)
+    assert "against 3 random players: won" in proc.stdout, proc.stdout
+    assert proc.stdout.count("an even share is 25%") == 2 and "95% interval" in proc.stdout
     net, meta = load(str(out), optimizer=True)
     assert meta["steps"] > 0 and meta["seed"] == 3 and net.t > 0
     assert len(meta["evaluations"]) == 1 and meta["evaluations"][0]["deals"] == 4
+    assert meta["evaluations"][0]["vs_random"]["opponent"] == "random"
     assert {tuple(s) for s in meta["specs"]} >= {("ristiseiska", 4), ("sjuan", 6), ("fan-tan", 3),
                                                  ("ristiseiska-pyynto", 5)}
     steps = meta["steps"]

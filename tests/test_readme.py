@@ -39,3 +39,29 @@ def test_every_figure_in_the_readme_names_its_command() -> None:
         assert section in README, section
         text = README.split(section, 1)[1].split("\n## ", 1)[0]
         assert "`ristiseiska " in text or "`python3 " in text or "`time " in text, section
+
+
+def test_the_bench_row_says_what_plain_bench_runs() -> None:
+    """Issue 45: the row named options plain ``bench`` does not use."""
+    import argparse
+
+    from ristiseiska.commands import bench
+
+    row = next(line for line in README.splitlines() if line.startswith("| `ristiseiska bench` |"))
+    p = argparse.ArgumentParser()
+    bench.add_arguments(p)
+    args = p.parse_args([])
+    deals = args.deals
+    kernel = args.kernel_deals if args.kernel_deals is not None else min(100 * deals, 2_000_000)
+    assert f"{deals:,} random deals in the full engine" in row, row
+    assert f"then {kernel:,} in the compiled kernel" in row, row
+    assert "--deals 1000" not in row and "--kernel-deals 100000" not in row
+
+
+def test_the_command_times_name_their_load_and_runs() -> None:
+    """Issue 45: the times are a newcomer's (first and later run, the machine's load named),
+    not a log of earlier measurements."""
+    text = README.split("After the first run the `ristiseiska` command", 1)[1].split("\n## ", 1)[0]
+    assert "first / later run" in text and re.search(r"load average \d+–\d+", text)
+    assert "quiet machine" in text
+    assert not re.search(r"20\d\d-\d\d-\d\d", text)  # no dated diary entries

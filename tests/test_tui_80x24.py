@@ -105,3 +105,104 @@ async def test_the_replay_step_line_fits_80_columns(lang: str) -> None:
         text = str(step.render())
         assert text.startswith(t("tui.replay.step", lang, i=52, n=len(app.moves)))
         assert cell_len(text) <= step.content_region.width, text
+
+
+@pytest.mark.parametrize("lang", ["fi", "en"])
+@pytest.mark.asyncio
+async def test_the_token_mark_stays_on_its_holders_line(tmp_path: Path, lang: str) -> None:
+    """Issue 45: with 10 or more cards the holder's "● pantti" used to wrap onto a line of its
+    own at 80×24."""
+    app = quick_app(tmp_path, lang)
+    async with app.run_test(size=SMALL) as pilot:
+        for _ in range(200):
+            await pilot.pause()
+            s = app.session
+            g = s.game if s is not None else None
+            if g is not None and g.token_holder is not None and \
+                    g.view(0).hand_sizes[g.token_holder] >= 10 and isinstance(app.screen, GameScreen):
+                break
+            await pilot.press("enter")
+        s = app.session
+        assert s is not None and s.game.token_holder is not None
+        holder = s.game.token_holder
+        assert s.game.view(0).hand_sizes[holder] >= 10
+        players = app.screen.query_one(PlayersView)
+        await pilot.pause()
+        shown = str(players.render()).splitlines()
+        width = players.content_region.width
+        assert all(cell_len(x) <= width for x in shown), (width, shown)  # no line wraps
+        mark = "●"
+        assert sum(mark in x for x in shown) == 1, shown
+        line = next(x for x in shown if mark in x)
+        assert s.names[holder] in line, shown  # on the holder's own line
+        # and every seat's line is one screen line: name and card count together
+        for seat, name in enumerate(s.names):
+            n = s.game.view(0).hand_sizes[seat]
+            assert any(name in x and str(n) in x for x in shown), (name, shown)
+
+
+@pytest.mark.parametrize("lang", ["fi", "en"])
+@pytest.mark.parametrize("step", [0, 40])
+@pytest.mark.asyncio
+async def test_the_replay_shows_the_log_and_whole_suits_at_80x24(lang: str, step: int) -> None:
+    """Issue 45: the replay viewer's hands filled the screen (the log was hidden) and wrapped
+    in the middle of a suit."""
+    import json
+
+    from textual.widgets import RichLog
+
+    from ristiseiska.tui.analysis import AnalysisReplayApp
+
+    known = Path(__file__).parent / "data" / "analysis_known.jsonl"
+    app = AnalysisReplayApp(json.loads(known.read_text("utf-8").splitlines()[0]), lang)
+    async with app.run_test(size=SMALL) as pilot:
+        app.go(step)
+        await pilot.pause()
+        log = app.query_one("#log", RichLog)
+        assert log.region.height >= 6 and log.region.bottom <= 24 - 1, log.region
+        assert log.region.width >= 40
+        if step:
+            # the latest move is on the screen
+            shown = [line.text for line in log.lines][-(log.region.height - 2):]
+            assert any(x.strip().startswith(f"{step}.") for x in shown), shown
+        players = app.query_one(PlayersView)
+        assert players.region.right <= 80 and players.region.bottom <= 24 - 1
+        width = players.content_region.width
+        lines = str(players.render()).splitlines()
+        assert all(cell_len(x) <= width for x in lines), (width, lines)  # nothing wraps
+        # each seat's hand: every suit's ranks on one line, each suit once
+        hands: list[list[str]] = []
+        for x in lines:
+            if x.startswith("    "):
+                hands[-1].append(x)
+            elif x.startswith(("▶ ", "  ")):
+                hands.append([])
+        assert len(hands) == 4
+        for h in hands:
+            suits = [ch for line in h for ch in line if ch in "♣♦♥♠"]
+            assert len(suits) == len(set(suits)), h
+        assert not any(x.strip() in ("● pantti", "● token") for x in lines)
+
+
+@pytest.mark.parametrize("lang", ["fi", "en"])
+@pytest.mark.parametrize("saved_game", [False, True])
+@pytest.mark.asyncio
+async def test_the_start_button_is_on_screen_for_every_rule_set(tmp_path: Path, lang: str,
+                                                               saved_game: bool) -> None:
+    """Issue 45: in English the set-up form's start button was below the screen's edge."""
+    from ristiseiska.rules import preset_names
+    from ristiseiska.tui.app import SetupScreen
+
+    d = dict(default_settings(seed=3, pace=0.0, lang=lang), saved_game=saved_game)
+    app = PlayApp(d, data_dir_path=tmp_path)
+    async with app.run_test(size=SMALL) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, SetupScreen)
+        for name in preset_names():
+            screen.query_one("#preset").value = name
+            await pilot.pause()
+            start = screen.query_one("#start")
+            region = start.region
+            assert region.height >= 1 and 0 < region.y and region.bottom <= 24 - 1, (name, region)
+            assert region.right <= 80

@@ -42,11 +42,11 @@ async def test_replay_shows_the_verdict_and_the_alternatives() -> None:
         text = pane(app)
         # the move from this position, numbered from 1 as in the log; cards in words
         assert "Seuraava siirto 53: herttakolmonen" in text and "virhe" in text
-        assert "Pelaa ruutuässä: sillä pääset varmasti" in text
+        assert "Pelaa ruutuässä: näin pääset varmasti" in text
         bars = {line.split()[0]: line for line in text.splitlines() if "█" in line}
         assert set(bars) == {"ruutuässä", "herttakolmonen"}  # a bar per legal move
-        assert bars["ruutuässä"].endswith("0.0 p · voitto 100 % · paras")
-        assert bars["herttakolmonen"].endswith("14.0 p · voitto 0 % · pelattu")
+        assert bars["ruutuässä"].endswith("0,0 p · voitto 100 % · paras")
+        assert bars["herttakolmonen"].endswith("14,0 p · voitto 0 % · pelattu")
         await pilot.press("w")
         await pilot.pause()
         text = pane(app)

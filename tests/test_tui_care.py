@@ -412,11 +412,11 @@ def test_simulate_speaks_english_by_default(capsys: Any) -> None:
 def test_hint_counts_read_as_finnish() -> None:
     s8 = parse_card("S8")
     assert render("unlock_own", {"card": s8, "mine": 2, "theirs": 1}, "fi") == (
-        "Pelaa patakasi: sen takaa vapautuu sinulle 2 korttia ja muille vain 1 kortti.")
+        "Pelaa patakasi: sen jälkeen sinulle vapautuu pelattavaksi 2 korttia, muille vain 1 kortti.")
     equal = render("unlock_own", {"card": s8, "mine": 2, "theirs": 2}, "fi")
     assert "vain" not in equal and "saman verran" in equal
     assert "only" not in render("unlock_own", {"card": s8, "mine": 2, "theirs": 2}, "en")
-    assert "eikä muille yhtään" in render("unlock_own", {"card": s8, "mine": 1, "theirs": 0}, "fi")
+    assert "muille ei yhtään" in render("unlock_own", {"card": s8, "mine": 1, "theirs": 0}, "fi")
 
 
 def test_card_names_in_the_partitive() -> None:

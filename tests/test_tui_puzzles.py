@@ -29,14 +29,20 @@ async def test_right_answer_by_digit_then_next() -> None:
         await pilot.pause()
         p = first(app)
         assert app.pos is not None
-        assert "Kätesi" in text(app, "#hand") and "Kortteja" in text(app, "#board")
+        assert "Kätesi" in text(app, "#hand") and "(sinä): " in text(app, "#board")
         assert p["preset"] in text(app, "#head") and "1/" in text(app, "#head")
         assert text(app, "#verdict") == ""  # nothing about the answer before the choice
         k = 1 + [m["move"] for m in app.pos["moves"]].index(p["answer"])
         await pilot.press(str(k)) if k <= 9 else app.choose(p["answer"])
         await pilot.pause()
         v = text(app, "#verdict")
-        assert v.startswith("Oikein") and p["why"]["fi"].split(":")[0] in v
+        assert v.startswith("Oikein! Paras siirto") and "!." not in v  # no doubled stop
+        assert p["why"]["fi"].split(":")[0] in v
+        # every card count says what it counts: "Pelaaja 2: 5 korttia", not "Pelaaja 2 5"
+        board = text(app, "#board")
+        for s in range(len(app.pos["names"])):
+            n = app.pos["hand_sizes"][s]
+            assert f"Pelaaja {s + 1}" in board and (f": {n} kortti" in board), board
         assert "paras" in v and v.count("pistettä huonompi") == len(p["alternatives"])
         assert app.streak == 1 and app.score >= 1000
         assert "putki 1" in text(app, "#stats")
@@ -61,7 +67,7 @@ async def test_wrong_answer_by_enter_in_english_resets_the_streak() -> None:
         await pilot.press("enter")
         await pilot.pause()
         v = text(app, "#verdict")
-        assert v.startswith("Not quite") and "Your choice costs" in v and "best" in v
+        assert v.startswith("Not quite. Your choice costs") and "best" in v
         from ristiseiska.puzzles.present import update_score
 
         assert app.streak == 0 and app.tried == 1

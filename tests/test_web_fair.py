@@ -122,7 +122,7 @@ def test_every_table_gets_its_own_unpredictable_seed(client: TestClient) -> None
 def test_every_player_is_shown_the_commitment_with_the_rules(client: TestClient) -> None:
     r = client.post("/api/tables", json={"seats": [{"kind": "friend"}, {"kind": "friend"}]})
     tid, published = r.json()["id"], r.json()["table"]["seed_commitment"]
-    for lang, word in (("fi", "Reilut jako"), ("en", "Fair deals")):
+    for lang, word in (("fi", "Reilut jaot"), ("en", "Fair deals")):
         rules = client.get(f"/api/tables/{tid}/rules?lang={lang}").json()
         assert word in rules["text"] and published in rules["text"]
         assert rules["html"] is None or published in rules["html"]

@@ -225,6 +225,15 @@ def _move_words(text: str, lang: str) -> str:
     return move_words(text, lang)
 
 
+def _out_reason(view: Any, move: str) -> str:
+    """The key for "this move takes you out first": "certainly" only where it holds in every
+    deal consistent with the seat's view (:mod:`.certain`), else "almost always, in the deals
+    tried" (the sampled chance is no proof)."""
+    from .certain import certainly_first_out
+
+    return "analysis.reason.out" if certainly_first_out(view, move) else "analysis.reason.out_likely"
+
+
 def _reason(view: Any, legal: list[Move], best: MoveValue, played: MoveValue, expert: Any
             ) -> tuple[str, dict[str, Any]]:
     """Why the best move is best, in the analysis's own terms where they are clear (going out
@@ -233,7 +242,7 @@ def _reason(view: Any, legal: list[Move], best: MoveValue, played: MoveValue, ex
     from ..scoring import card_value
 
     if best.win >= 0.99 and played.win < 0.99:
-        return "analysis.reason.out", {"best": best.move}
+        return _out_reason(view, best.move), {"best": best.move}
     near = any(view.hand_sizes[s] == 1 for s in range(view.players) if s != view.seat)
     by_text = {str(m): m for m in legal}
     b, p = by_text[best.move], by_text.get(played.move)

@@ -75,18 +75,15 @@ def kernel_plays(view: Any) -> bool:
 def hint_reason(view: Any, legal: list[Move], values: list[MoveValue], lang: str) -> str:
     """Why the analysis's best move is best, in a sentence, and what it was measured on."""
     from ..bots.expert import ExpertBot
-    from ..i18n import t
+    from ..i18n import number, t
     from . import _reason_words
 
     best = values[0]
     by_text = {str(m): m for m in legal}
     key, params = _best_reason(view, legal, values, by_text, ExpertBot(seed=HINT_SEED))
     base = _reason_words(key, params, lang).rstrip()
-    points = f"{best.points:.1f}"
-    if lang == "fi":  # Finnish writes a decimal comma
-        points = points.replace(".", ",")
     return base + " " + t("analysis.hint.basis", lang, worlds=HINT_BUDGET.worlds,
-                          points=points, win=round(100 * best.win))
+                          points=number(best.points, lang), win=round(100 * best.win))
 
 
 def _best_reason(view: Any, legal: list[Move], values: list[MoveValue], by_text: dict[str, Move],
@@ -97,7 +94,9 @@ def _best_reason(view: Any, legal: list[Move], values: list[MoveValue], by_text:
 
     best = values[0]
     if best.win >= 0.99 and any(v.win < 0.99 for v in values[1:]):
-        return "analysis.reason.out", {"best": best.move}
+        from . import _out_reason
+
+        return _out_reason(view, best.move), {"best": best.move}
     b = by_text[best.move]
     near = any(view.hand_sizes[s] == 1 for s in range(view.players) if s != view.seat)
     if near and b.card is not None and len(values) > 1:

@@ -3,15 +3,10 @@ shared by the ``analyze`` command and the terminal replay."""
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
-from ..i18n import move_words, reader_names, t
+from ..i18n import move_words, number, reader_names, t
 from . import SeatAnalysis, reason_text
-
-
-def _fmt(x: float) -> str:
-    return "–" if math.isnan(x) else f"{x:.1f}"
 
 
 def describe(a: SeatAnalysis, rec: dict[str, Any], deal: int, lang: str = "fi") -> list[str]:
@@ -29,7 +24,7 @@ def describe(a: SeatAnalysis, rec: dict[str, Any], deal: int, lang: str = "fi") 
     rows = []
     for d in a.decisions:
         # moves numbered from 1 as in the replay and the log; cards and actions in words
-        loss = "" if d.forced else t("analysis.loss_value", lang, loss=f"{d.loss:.1f}", se=f"{d.se:.1f}")
+        loss = "" if d.forced else t("analysis.loss_value", lang, loss=number(d.loss, lang), se=number(d.se, lang))
         best = "" if d.forced or d.best == d.move else move_words(d.best, lang)
         why = "" if d.forced else reason_text(d, lang)
         rows.append([str(d.number), move_words(d.move, lang), best, loss,
@@ -60,7 +55,7 @@ def where_lines(a: SeatAnalysis, lang: str = "fi") -> list[str]:
         # moves in words ("ota pantti", "ruutuässä"), not their codes; numbered from 1
         out.append("  " + t("analysis.where_item", lang, number=d.number,
                             move=move_words(d.move, lang), best=move_words(d.best, lang),
-                            loss=f"{d.loss:.1f}", reason=reason_text(d, lang)).rstrip())
+                            loss=number(d.loss, lang), reason=reason_text(d, lang)).rstrip())
     return out
 
 

@@ -43,7 +43,7 @@ TEXTS: dict[str, dict[str, str]] = {
         "en": "Play the {card}: it is your last card and wins the deal.",
     },
     "dump": {
-        "fi": "Pelaa {card}: {player} on melkein lopussa, joten pääse eroon kalliista kortista ({value} pistettä).",
+        "fi": "Pelaa {card}: {player} pääsee kohta korteistaan eroon, joten pelaa kallis kortti ({value} pistettä) pois kädestäsi.",
         "en": "Play the {card}: {player} is nearly out, so get rid of an expensive card ({value} points).",
     },
     "open_long": {
@@ -53,15 +53,15 @@ TEXTS: dict[str, dict[str, str]] = {
     # Finnish counts take the partitive from two on ("2 korttia", "1 kortti"): {mine_fi} and
     # {theirs_fi} are the counted words. Equal counts and none for the others read differently.
     "unlock_own": {
-        "fi": "Pelaa {card}: sen takaa vapautuu sinulle {mine_fi} ja muille vain {theirs_fi}.",
+        "fi": "Pelaa {card}: sen jälkeen sinulle vapautuu pelattavaksi {mine_fi}, muille vain {theirs_fi}.",
         "en": "Play the {card}: it frees {mine} of your own cards and only {theirs} of the others' cards.",
     },
     "unlock_own_none": {
-        "fi": "Pelaa {card}: sen takaa vapautuu sinulle {mine_fi} eikä muille yhtään.",
+        "fi": "Pelaa {card}: sen jälkeen sinulle vapautuu pelattavaksi {mine_fi}, muille ei yhtään.",
         "en": "Play the {card}: it frees {mine} of your own cards and none of the others' cards.",
     },
     "unlock_even": {
-        "fi": "Pelaa {card}: sen takaa vapautuu sinulle {mine_fi} ja muille saman verran.",
+        "fi": "Pelaa {card}: sen jälkeen sinulle vapautuu pelattavaksi {mine_fi}, muille saman verran.",
         "en": "Play the {card}: it frees {mine} of your own cards and as many of the others' cards.",
     },
     "fewest_openings": {
@@ -69,7 +69,7 @@ TEXTS: dict[str, dict[str, str]] = {
         "en": "Play the {card}: it gives the others the fewest new openings.",
     },
     "keep_block": {
-        "fi": "Pelaa {card} ja pidä {block} kiusana: niin {suit} pysyvät muilta kiinni.",
+        "fi": "Pelaa {card} ja pidä {block} kiusallasi: niin {suit} pysyvät muilta kiinni.",
         "en": "Play the {card} and keep the {block} back: that keeps {suit} shut for the others.",
     },
     "continue": {
@@ -81,11 +81,11 @@ TEXTS: dict[str, dict[str, str]] = {
         "en": "Stop here: another card would help the others more than you.",
     },
     "hoard_free": {
-        "fi": "Ota pantti ja pidä {card} kiusana: pantti on jo sinulla, joten se ei maksa lisää.",
+        "fi": "Ota pantti ja pidä {card} kiusallasi: pantti on jo sinulla, joten se ei maksa lisää.",
         "en": "Take the token and hold the {card} back: you already have the token, so it costs nothing more.",
     },
     "hoard": {
-        "fi": "Ota pantti ja pidä {card} kiusana: kortti avaisi muille liikaa.",
+        "fi": "Ota pantti ja pidä {card} kiusallasi: se avaisi muille liikaa.",
         "en": "Take the token and hold the {card} back: playing it would open too much for the others.",
     },
     "give": {

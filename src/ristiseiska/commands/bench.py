@@ -29,6 +29,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--engine", choices=("python", "kernel", "both"), default="both", help="what to measure (default both)")
     p.add_argument("--seed", type=int, default=1, metavar="S", help="seed (default 1)")
     p.add_argument("--json", action="store_true", help="print the figures as one JSON object")
+    p.add_argument("--lang", choices=("fi", "en"), default="en",
+                   help="language of the figures (default en, like the other tools; fi for Finnish)")
     p.add_argument("--env", action="store_true",
                    help="measure the AI environments instead: random agents' steps per second of "
                         "the compiled vector environment (N = 1, 64, 1024 deals) and of the "
@@ -108,16 +110,40 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps({"preset": rules.name or None, "players": args.players,
                           "results": results}, ensure_ascii=False))
         return 0
-    print(f"{rules.name or 'custom rules'}, {args.players} players, random play, one process")
-    for r in results:
-        if "skipped" in r:
-            print(f"  kernel: skipped ({r['skipped']})")
-            continue
-        line = (f"  {r['engine']:<6}  {r['deals']:>9} deals in {r['seconds']:.3f} s: "
-                f"{r['deals_per_second']:>12,.0f} deals/s")
-        if "moves_per_second" in r:
-            line += f"  ({r['moves_per_second']:,.0f} moves/s)"
-        if "rollouts_per_second_from_start" in r:
-            line += f"  (rollouts from the start: {r['rollouts_per_second_from_start']:,.0f}/s)"
+    for line in summary_lines(rules.name or "", args.players, results, args.lang):
         print(line)
     return 0
+
+
+def _int(x: float, lang: str) -> str:
+    """A whole number with thousands grouped: 12,345 in English, 12 345 in Finnish."""
+    text = f"{x:,.0f}"
+    return text.replace(",", "\u00a0") if lang == "fi" else text
+
+
+def summary_lines(name: str, players: int, results: list[dict[str, Any]], lang: str = "en") -> list[str]:
+    """The figures in words, in English or Finnish (decimal comma, grouped thousands)."""
+    from ristiseiska.i18n import number
+
+    fi = lang == "fi"
+    out = [f"{name or ('omat säännöt' if fi else 'custom rules')}, {players} "
+           + ("pelaajaa, satunnaispeli, yksi prosessi" if fi else "players, random play, one process")]
+    for r in results:
+        if "skipped" in r:
+            out.append(f"  kernel: {'ohitettu' if fi else 'skipped'} ({r['skipped']})")
+            continue
+        engine = {"python": "python", "kernel": "kernel"}[r["engine"]]
+        secs = number(r["seconds"], lang, 3)
+        if fi:
+            line = (f"  {engine:<6}  {_int(r['deals'], lang):>9} jakoa {secs} sekunnissa: "
+                    f"{_int(r['deals_per_second'], lang):>12} jakoa/s")
+        else:
+            line = (f"  {engine:<6}  {r['deals']:>9} deals in {secs} s: "
+                    f"{_int(r['deals_per_second'], lang):>12} deals/s")
+        if "moves_per_second" in r:
+            line += f"  ({_int(r['moves_per_second'], lang)} {'siirtoa/s' if fi else 'moves/s'})"
+        if "rollouts_per_second_from_start" in r:
+            line += (f"  ({'pelauksia alusta' if fi else 'rollouts from the start'}: "
+                     f"{_int(r['rollouts_per_second_from_start'], lang)}/s)")
+        out.append(line)
+    return out

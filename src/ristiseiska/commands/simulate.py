@@ -95,13 +95,15 @@ def _fmt_rate(x: float, lang: str) -> str:
 
 
 def _pct(x: float, lang: str) -> str:
-    text = f"{100 * x:.1f} %"
-    return text.replace(".", ",") if lang == "fi" else text.replace(" %", "%")
+    from ristiseiska.i18n import number
+
+    return number(100 * x, lang, 1) + (" %" if lang == "fi" else "%")
 
 
 def _num(x: float, lang: str) -> str:
-    text = f"{x:.2f}"
-    return text.replace(".", ",") if lang == "fi" else text
+    from ristiseiska.i18n import number
+
+    return number(x, lang, 2)
 
 
 def print_summary(summary: Any, lang: str, records: str | None) -> None:

@@ -41,6 +41,29 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--ray-address", metavar="ADDR",
                    help="run on a Ray cluster at ADDR ('local' starts Ray on this machine); needs the ray extra")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--lang", choices=("fi", "en"), default="en",
+                   help="language of the table (default en, like the other tools; fi for Finnish)")
+
+
+# The table's words; the figures use the language's decimal sign (i18n.number).
+TEXTS: dict[str, dict[str, Any]] = {
+    "en": {"title": "{rules}: {players} players, {deals} deals played{dup}, seed {seed}",
+           "house": "house rules", "dup": " (duplicate)",
+           "cols": ("bot", "deals", "wins", "win % [95% CI]", "points [95% CI]", "rank",
+                    "s/move med|max"),
+           "paired": "paired with {path}: {new} against {old} on the same {deals} deals and seats",
+           "wins": "  wins   {new}% against {old}%: {diff} ±{half} percentage points (95%)",
+           "points": "  points {new} against {old}: {diff} ±{half} a deal (95%; fewer is better)"},
+    "fi": {"title": "{rules}: {players} pelaajaa, {deals} jakoa pelattu{dup}, siemen {seed}",
+           "house": "omat säännöt", "dup": " (samat jaot kaikilla paikoilla)",
+           "cols": ("botti", "jakoja", "voittoja", "voitto-% [95 %:n väli]",
+                    "pisteet [95 %:n väli]", "sija", "s/siirto med.|enint."),
+           "paired": "pareittain verrattuna tiedostoon {path}: {new} ja {old} samoissa {deals} "
+                     "jaossa samoilla paikoilla",
+           "wins": "  voitot   {new} % ja {old} %: ero {diff} ±{half} prosenttiyksikköä (95 %)",
+           "points": "  pisteet  {new} ja {old}: ero {diff} ±{half} jakoa kohden (95 %; "
+                     "pienempi on parempi)"},
+}
 
 
 def _rules(args: argparse.Namespace):  # type: ignore[no-untyped-def]
@@ -120,25 +143,35 @@ def run(args: argparse.Namespace) -> int:
         except TournamentError as e:
             raise CliError(str(e)) from None
 
+    from ristiseiska.i18n import number
+
+    lang = getattr(args, "lang", "en")
+    tx = TEXTS[lang]
+
+    def num(x: float, digits: int = 1) -> str:
+        return number(x, lang, digits)
+
+    # Finnish lists numbers with a semicolon, as the comma is the decimal sign
+    sep = "; " if lang == "fi" else ", "
+    pct = " %" if lang == "fi" else "%"
     stats = t.stats()
-    table = Table(title=f"{rules.name or 'house rules'}: {len(specs)} players, "
-                        f"{len(t.plays)} deals played{' (duplicate)' if t.duplicate else ''}, "
-                        f"seed {args.seed}")
-    for col in ("bot", "deals", "wins", "win % [95% CI]", "points [95% CI]", "rank",
-                "s/move med|max"):
-        table.add_column(col, justify="left" if col == "bot" else "right")
+    table = Table(title=tx["title"].format(rules=rules.name or tx["house"], players=len(specs),
+                                           deals=len(t.plays), dup=tx["dup"] if t.duplicate else "",
+                                           seed=args.seed))
+    for i, col in enumerate(tx["cols"]):
+        table.add_column(col, justify="left" if i == 0 else "right")
     for label, s in stats.items():
         lo, hi = s["win_rate_ci"]
         plo, phi = s["mean_points_ci"]
         table.add_row(
-            label, str(s["deals"]), f"{s['wins']:g}",
-            f"{100 * s['win_rate']:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]",
-            f"{s['mean_points']:.1f} [{plo:.1f}, {phi:.1f}]",
-            f"{s['mean_rank']:.2f}",
-            f"{s['move_seconds_median']:.3f}|{s['move_seconds_max']:.2f}",
+            label, str(s["deals"]), f"{s['wins']:g}".replace(".", "," if lang == "fi" else "."),
+            f"{num(100 * s['win_rate'])}{pct} [{num(100 * lo)}{sep}{num(100 * hi)}]",
+            f"{num(s['mean_points'])} [{num(plo)}{sep}{num(phi)}]",
+            num(s["mean_rank"], 2),
+            f"{num(s['move_seconds_median'], 3)}|{num(s['move_seconds_max'], 2)}",
         )
     Console(width=max(120, Console().width)).print(table)
-    print(f"{t.seconds:.1f} s")
+    print(f"{num(t.seconds)} s")
     figures = t.to_dict()
     if args.json:
         with open(args.json, "w", encoding="utf-8") as fh:
@@ -151,12 +184,15 @@ def run(args: argparse.Namespace) -> int:
         except TournamentError as e:
             raise CliError(f"--paired {args.paired}: {e}") from None
         w, pts = d["win"], d["points"]
-        print(f"paired with {args.paired}: {d['new']} against {d['old']} on the same "
-              f"{d['deals']} deals and seats")
-        print(f"  wins   {100 * w['new']:.1f}% against {100 * w['old']:.1f}%: "
-              f"{100 * w['difference']:+.1f} ±{100 * w['half_width']:.1f} percentage points (95%)")
-        print(f"  points {pts['new']:.2f} against {pts['old']:.2f}: "
-              f"{pts['difference']:+.2f} ±{pts['half_width']:.2f} a deal (95%; fewer is better)")
+        def signed(x: float, digits: int) -> str:
+            return ("+" if x >= 0 else "−" if lang == "fi" else "-") + num(abs(x), digits)
+
+        print(tx["paired"].format(path=args.paired, new=d["new"], old=d["old"], deals=d["deals"]))
+        print(tx["wins"].format(new=num(100 * w["new"]), old=num(100 * w["old"]),
+                                diff=signed(100 * w["difference"], 1),
+                                half=num(100 * w["half_width"])))
+        print(tx["points"].format(new=num(pts["new"], 2), old=num(pts["old"], 2),
+                                  diff=signed(pts["difference"], 2), half=num(pts["half_width"], 2)))
     return 0
 
 

@@ -135,14 +135,18 @@ def run(args: argparse.Namespace) -> int:
             info += f"  loss {d['loss']:.3f}"
         if evals:
             ev = evals[-1]
-            info += f"  vs expert {100 * ev['win_rate']:.1f}% ({ev['deals']} seat-deals)"
+            rnd = ev.get("vs_random") or {}
+            if rnd:
+                info += f"  vs random {100 * rnd['win_rate']:.0f}%"
+            info += (f"  vs expert {100 * ev['win_rate']:.0f}% (even share "
+                     f"{100 * ev.get('even_share', 0.25):.0f}%, {ev['deals']} seat-deals)")
         done = d["run_steps"] if steps is not None else d["seconds"]
         if steps is not None:
             done = d["steps"]
         bar.update(task, completed=min(done, total), info=info)
 
     def evaluate(path: str, deals: int, seed: int) -> dict:  # type: ignore[type-arg]
-        return dmc.evaluate_vs_expert(path, deals, seed)
+        return dmc.evaluate_both(path, deals, seed)
 
     try:
         meta = dmc.train(args.out, seconds=seconds, steps=steps, seed=args.seed,
@@ -157,12 +161,28 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if bar is not None:
             bar.stop()
-    line = f"saved {args.out}: {meta['steps']:,} samples in {meta['seconds']} s (seed {meta['seed']})"
+    print(f"saved {args.out}: {meta['steps']:,} samples in {meta['seconds']} s (seed {meta['seed']})")
     evals = meta.get("evaluations") or []
     if evals:
-        last = evals[-1]
-        lo, hi = last["win_rate_ci"]
-        line += (f"; against 3 expert bots: {100 * last['win_rate']:.1f}% of {last['deals']} "
-                 f"seat-deals won (95% {100 * lo:.1f}–{100 * hi:.1f}%)")
-    print(line)
+        for line in evaluation_lines(evals[-1]):
+            print(line)
     return 0
+
+
+def evaluation_lines(ev: dict) -> list[str]:  # type: ignore[type-arg]
+    """The trained network's results as a user can judge them: its share of deals won against
+    random players and against expert bots, each with its 95 % interval and the even share (what
+    a player as good as the others wins: one deal in ``players``)."""
+    out = []
+    for res in (ev.get("vs_random"), ev):
+        if not res:
+            continue
+        n = int(res.get("players", 4))
+        even = 100 * float(res.get("even_share", 1 / n))
+        lo, hi = res["win_rate_ci"]
+        who = "random players" if res.get("opponent") == "random" else "expert bots"
+        verdict = ("above" if 100 * lo > even else "below" if 100 * hi < even else "level with")
+        out.append(f"  against {n - 1} {who}: won {100 * res['win_rate']:.1f}% of {res['deals']} "
+                   f"seat-deals (95% interval {100 * lo:.1f}–{100 * hi:.1f}%); an even share is "
+                   f"{even:.0f}%, so it plays {verdict} them")
+    return out

@@ -41,7 +41,7 @@ __all__ = [
     "card_name", "player_name", "describe_event", "describe_move", "move_words", "phase_label",
     "reader_names", "you_words",
     "points_label", "token_label", "chips_label", "cards_left_label", "end_label",
-    "result_lines", "catalog_files", "placeholders",
+    "result_lines", "catalog_files", "placeholders", "number",
 ]
 
 
@@ -417,6 +417,24 @@ def move_words(move: Move | str, lang: str = DEFAULT_LANG) -> str:
         return text
     text = describe_move(move, lang)
     return text[:1].lower() + text[1:]
+
+
+# --- numbers --------------------------------------------------------------------------------
+
+def number(x: float, lang: str = DEFAULT_LANG, digits: int = 1) -> str:
+    """A number for a reader of ``lang``, with ``digits`` decimals: Finnish writes a decimal
+    comma (``3,3``), English a point (``3.3``); not-a-number is a dash. The one home of this
+    rule: the analysis, the hints, the replay and the puzzles all write numbers through it::
+
+        >>> number(13.46, "fi"), number(13.46, "en"), number(2.0, "fi", 0)
+        ('13,5', '13.5', '2')
+    """
+    import math
+
+    if isinstance(x, float) and math.isnan(x):
+        return "–"
+    text = f"{x:.{digits}f}"
+    return text.replace(".", ",") if norm_lang(lang) == "fi" else text
 
 
 # --- short labels ---------------------------------------------------------------------------

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..i18n import describe_move, t
+from ..i18n import number as _number
 from ..moves import Move
 
 LANGS = ("fi", "en")
@@ -91,10 +92,11 @@ def why_text(reason: Any, answer: str, lang: str = "fi") -> str:
         return generic
     if not isinstance(params, dict):
         return generic
-    if key == "analysis.reason.out":
+    if key in ("analysis.reason.out", "analysis.reason.out_likely"):
         if _is_card_play(answer):
             return t(key, lang, best=_move_words(answer, lang))
-        return t("puzzles.why.out_action", lang, move=move_words(answer, lang))
+        action = "puzzles.why.out_action" + ("" if key == "analysis.reason.out" else "_likely")
+        return t(action, lang, move=move_words(answer, lang))
     if key == "analysis.reason.dump" and isinstance(params.get("diff"), int):
         diff = int(params["diff"])
         form = "one" if diff == 1 else "other"
@@ -111,8 +113,7 @@ def why_text(reason: Any, answer: str, lang: str = "fi") -> str:
 
 def number(x: float, lang: str = "fi") -> str:
     """A number of points with one decimal, as the language writes it (7,5 / 7.5)."""
-    text = f"{x:.1f}"
-    return text.replace(".", ",") if lang == "fi" else text
+    return _number(x, lang)
 
 
 def verdict_text(correct: bool, chosen: str, answer: str, loss: float, lang: str = "fi") -> str:

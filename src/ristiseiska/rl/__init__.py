@@ -39,7 +39,11 @@ def _register_gym() -> None:
     except ImportError:  # the extra is not installed: only the numpy parts work
         return
     if GYM_ID not in registry:
-        register(id=GYM_ID, entry_point="ristiseiska.rl.gym_env:RistiseiskaGym")
+        # gymnasium.make_vec(GYM_ID, num_envs=N) builds the compiled vector environment (N deals
+        # at once in the kernel, with action_masks()); vectorization_mode="sync" or "async"
+        # still wraps N single environments
+        register(id=GYM_ID, entry_point="ristiseiska.rl.gym_env:RistiseiskaGym",
+                 vector_entry_point="ristiseiska.rl.vector:RistiseiskaVectorEnv")
 
 
 _register_gym()

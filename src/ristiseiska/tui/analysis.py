@@ -20,7 +20,7 @@ from textual.widgets import Button, Static
 
 from ..analysis import Decision, SeatAnalysis, analyze_record, reason_text
 from ..analysis.text import where_lines
-from ..i18n import move_words, t
+from ..i18n import move_words, number, t
 from .replay import ReplayApp
 
 STYLE = {"good": "green", "inaccuracy": "yellow", "mistake": "dark_orange", "blunder": "bold red",
@@ -60,7 +60,7 @@ def decision_text(a: SeatAnalysis, step: int, names: list[str], lang: str) -> Te
     out.append(t(f"analysis.verdict.{d.verdict}", lang), style=STYLE[d.verdict])
     if d.forced:
         return out
-    out.append(" (" + t("analysis.loss_short", lang, loss=f"{d.loss:.1f}", se=f"{d.se:.1f}") + ")\n")
+    out.append(" (" + t("analysis.loss_short", lang, loss=number(d.loss, lang), se=number(d.se, lang)) + ")\n")
     why = reason_text(d, lang)  # the reason for the best move, in a sentence
     if why:
         out.append(why + "\n", style="italic")
@@ -74,7 +74,7 @@ def decision_text(a: SeatAnalysis, step: int, names: list[str], lang: str) -> Te
         out.append(f"  {_words(m.move, lang):<{width}} ")
         out.append("█" * filled, style=colour)
         out.append("░" * (BAR - filled), style="grey23")
-        out.append(f" {t('analysis.points_short', lang, points=f'{m.points:.1f}')} · "
+        out.append(f" {t('analysis.points_short', lang, points=number(m.points, lang))} · "
                    f"{t('analysis.win_short', lang, win=round(100 * m.win))}{mark}\n")
     return out
 
@@ -100,7 +100,7 @@ class AnalysisReplayApp(ReplayApp):
             self._bindings.bind(keys, action, t(key, lang), priority=True)
 
     def on_mount(self) -> None:
-        self.mount(Static("", id="analysis"), before="#log")
+        self.mount(Static("", id="analysis"), after="#step")
         super().on_mount()
 
     @property

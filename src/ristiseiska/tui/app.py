@@ -329,7 +329,7 @@ class SetupScreen(Screen[None]):
     SetupScreen .row Input, SetupScreen .row Select { width: 1fr; }
     SetupScreen #setup-error { color: $error; height: auto; }
     SetupScreen .warning { color: $warning; margin-top: 1; }
-    SetupScreen #start { margin-top: 1; width: 100%; }
+    SetupScreen #start { margin-top: 1; width: 100%; dock: bottom; }
     SetupScreen.-narrow .row Label { width: 20; }
     SetupScreen.-narrow #preset-info, SetupScreen.-narrow .note { padding-left: 20; }
     """
@@ -1027,6 +1027,24 @@ def resume_command(data_dir_override: str | None, path: Path) -> str:
     return cmd
 
 
+def exit_save_line(s: Session, lang: str, data_dir_override: str | None, path: Path) -> str:
+    """What quitting says about the saved match: where it is and how to go on, only when the
+    file was written; otherwise that it was not, and why (a file where the folder should be,
+    a write that failed, or no move made yet)."""
+    state = s.state_path
+    if s.save_error is None and state is not None and state.is_file():
+        return t("tui.exit.saved", lang, path=str(state),
+                 command=resume_command(data_dir_override, path))
+    if path.exists() and not path.is_dir():
+        why = t("tui.exit.not_a_folder", lang, path=str(path))
+    elif s.save_error is not None:
+        why = t("tui.exit.write_failed", lang, path=str(state),
+                error=s.save_error.strerror or str(s.save_error))
+    else:
+        why = t("tui.exit.no_moves", lang)
+    return t("tui.exit.not_saved", lang, why=why)
+
+
 def run_play(defaults: dict[str, Any] | None = None, session: Session | None = None,
              data_dir_override: str | None = None, quick: bool = False) -> int:
     """Run the game in this terminal; returns the exit status."""
@@ -1056,8 +1074,7 @@ def run_play(defaults: dict[str, Any] | None = None, session: Session | None = N
     s = app.session
     lang = app.lang
     if s is not None and not s.match_over and s.save_enabled and s.state_path is not None:
-        print(t("tui.exit.saved", lang, path=str(s.state_path),
-                command=resume_command(data_dir_override, path)))
+        print(exit_save_line(s, lang, data_dir_override, path))
     if s is not None and s.records_path is not None:
         print(t("tui.exit.records", lang, path=str(s.records_path)))
     return 0

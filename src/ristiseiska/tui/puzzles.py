@@ -19,7 +19,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from ..i18n import t
+from ..i18n import cards_left_label, t
 from ..puzzles.present import position, update_score, verdict
 
 SUITS = ("♣", "♦", "♥", "♠")
@@ -43,8 +43,9 @@ def board_text(pos: dict[str, Any], lang: str, full_history: bool = False) -> Te
     counts = []
     for s, name in enumerate(pos["names"]):
         mark = f" ({t('puzzles.token_here', lang)})" if pos["token_holder"] == s else ""
-        counts.append(f"{name} {pos['hand_sizes'][s]}{mark}")
-    out.append(t("puzzles.tui.counts", lang, counts=", ".join(counts)) + "\n", style="cyan")
+        # "Pelaaja 2: 5 korttia", never a bare number after a name
+        counts.append(f"{name}: {cards_left_label(pos['hand_sizes'][s], lang)}{mark}")
+    out.append(t("puzzles.tui.counts", lang, counts=" · ".join(counts)) + "\n", style="cyan")
     events = pos["history"] if full_history else pos["history"][-LAST_EVENTS:]
     if full_history:
         out.append(t("puzzles.history", lang, n=len(pos["history"])) + "\n", style="bold")
@@ -65,7 +66,8 @@ def hand_text(pos: dict[str, Any], lang: str) -> Text:
 
 def verdict_text(res: dict[str, Any], lang: str) -> Text:
     out = Text()
-    out.append(t("puzzles.right" if res["correct"] else "puzzles.wrong", lang) + ". ",
+    head = t("puzzles.right" if res["correct"] else "puzzles.wrong", lang)
+    out.append(head + ("" if head.endswith((".", "!", "?")) else ".") + " ",
                style="bold green" if res["correct"] else "bold red")
     out.append(res["verdict"] + "\n")
     out.append(t("puzzles.why", lang) + " ", style="bold")

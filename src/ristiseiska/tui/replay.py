@@ -10,7 +10,7 @@ from typing import Any
 
 from rich.text import Text
 from textual.app import App, ComposeResult
-from textual.containers import Horizontal
+from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer, RichLog, Static
 
 from ..game import Game
@@ -31,9 +31,13 @@ def load_record_game(record: dict[str, Any]) -> tuple[Game, list[Any]]:
 class ReplayApp(App[None]):
     TITLE = "Ristiseiska"
     ENABLE_COMMAND_PALETTE = False
+    # The log sits under the table, beside the players' hands: at 80×24 every hand (broken
+    # only between suits) and the latest moves are on the screen together.
     CSS = """
-    #top { height: auto; }
-    #log { height: 1fr; border: round $secondary; padding: 0 1; }
+    #top { height: 1fr; }
+    #left { width: 1fr; height: 1fr; }
+    #log { height: 1fr; min-height: 4; border: round $secondary; padding: 0 1; }
+    #players { width: 31; height: 1fr; overflow-y: auto; }
     #step { height: 1; padding: 0 1; color: $accent; }
     """
 
@@ -58,10 +62,11 @@ class ReplayApp(App[None]):
     def compose(self) -> ComposeResult:
         yield SafeHeader()
         with Horizontal(id="top"):
-            yield TableView(id="table")
+            with Vertical(id="left"):
+                yield TableView(id="table")
+                yield RichLog(id="log", wrap=True, markup=False)
             yield PlayersView(id="players")
         yield Static("", id="step")
-        yield RichLog(id="log", wrap=True, markup=False)
         yield Footer()
 
     def on_mount(self) -> None:

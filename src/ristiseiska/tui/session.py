@@ -223,6 +223,7 @@ class Session:
         self.log: list[LogLine] = []
         self.records_path: Path | None = None
         self.record_error: str | None = None
+        self.save_error: OSError | None = None  # the last save's failure (None: it worked)
         self.last_result_lines: list[str] = []
         self._replaying = False
         self._started = time.strftime("%Y%m%d-%H%M%S")
@@ -515,8 +516,10 @@ class Session:
             tmp = path.with_suffix(".tmp")
             tmp.write_text(json.dumps(self.state(), ensure_ascii=False), encoding="utf-8")
             tmp.replace(path)
+            self.save_error = None
         except OSError as e:
             self.record_error = str(e)
+            self.save_error = e
 
     @classmethod
     def resume(cls, state: dict[str, Any], data_dir_path: Path | None = None,

@@ -192,10 +192,37 @@ def hand_text(cards: Sequence[Card]) -> Text:
     return out
 
 
+def hand_lines(cards: Sequence[Card], width: int) -> list[Text]:
+    """A hand in lines of at most ``width`` cells, broken only between suits (a suit's ranks
+    stay together on one line unless the suit alone is wider)."""
+    groups: list[Text] = []
+    for c in cards:
+        same = groups and not c.is_joker and groups[-1].plain[:1] == SUIT_SYMBOLS[c.suit]
+        if same:
+            groups[-1].append(" " + rank_text(c.rank), style="red" if c.suit in RED_SUITS else "")
+        else:
+            groups.append(hand_text([c]))
+    lines: list[Text] = []
+    for g in groups:
+        if g.plain.startswith(" "):  # a joker's own leading space
+            g = g[1:]
+        if lines and lines[-1].cell_len + 2 + g.cell_len <= width:
+            lines[-1].append("  ")
+            lines[-1].append_text(g)
+        else:
+            lines.append(g)
+    return lines
+
+
 def render_players(view: Any, lang: str, levels: Sequence[str] | None = None,
-                   hints: dict[int, str] | None = None, show_all: bool = False) -> Text:
+                   hints: dict[int, str] | None = None, show_all: bool = False,
+                   width: int = 0) -> Text:
     """Each seat: name, cards left, the dealer, whose turn, the token or chips; with open
-    cards every hand (and what a bot would play)."""
+    cards every hand (and what a bot would play). ``width``: the panel's inner width when it
+    is narrow (under 40 cells): each seat then stays on one line (the token is a bare ● and
+    the dealer is named on a line of its own below), and open hands break only between
+    suits."""
+    compact = 0 < width < 40
     out = Text()
     rules = view.rules
     for seat in range(view.players):
@@ -207,7 +234,7 @@ def render_players(view: Any, lang: str, levels: Sequence[str] | None = None,
             from .session import level_label
 
             out.append(f" ({level_label(levels[seat - 1], lang)})", style="dim")
-        if seat == view.dealer:
+        if seat == view.dealer and not compact:
             out.append(" " + t("tui.players.dealer", lang), style="dim italic")
         n = view.hand_sizes[seat]
         if seat in view.out_order and n == 0:  # "pääsi pois" says it: no "0 korttia" beside
@@ -215,7 +242,8 @@ def render_players(view: Any, lang: str, levels: Sequence[str] | None = None,
         else:
             out.append(f"  {cards_left_label(n, lang)}")
         if rules.uses_token and view.token_holder == seat:
-            out.append("  ● " + t("tui.players.token", lang), style="bold yellow")
+            out.append("  ●" + ("" if compact else " " + t("tui.players.token", lang)),
+                       style="bold yellow")
         if rules.fines_per_miss and view.token_fines and view.token_fines[seat]:
             out.append("  " + t("tui.fines.count", lang, n=view.token_fines[seat]), style="yellow")
         if rules.uses_chips:
@@ -224,11 +252,20 @@ def render_players(view: Any, lang: str, levels: Sequence[str] | None = None,
             out.append("  " + t("tui.players.out", lang), style="green")
         out.append("\n")
         if view.open_hands is not None and (seat != view.seat or show_all):
-            out.append("    ")
-            out.append_text(hand_text(view.open_hands[seat]))
-            out.append("\n")
+            if compact:
+                for line in hand_lines(view.open_hands[seat], width - 4):
+                    out.append("    ")
+                    out.append_text(line)
+                    out.append("\n")
+            else:
+                out.append("    ")
+                out.append_text(hand_text(view.open_hands[seat]))
+                out.append("\n")
         if hints and seat in hints:
             out.append("    " + hints[seat] + "\n", style="italic cyan")
+    if compact and 0 <= view.dealer < view.players:  # the dealer, off the seats' lines
+        out.append(t("tui.players.dealer_line", lang, name=view.names[view.dealer]) + "\n",
+                   style="dim italic")
     if rules.fines_per_miss:  # V18: no token moves; the fines show per seat above
         out.append(t("tui.fines.line", lang, value=rules.token_value) + "\n", style="yellow")
     elif rules.uses_token:
@@ -254,7 +291,9 @@ class PlayersView(Static):
         self._last = (view, lang, levels, hints, show_all)
         # in a narrow terminal the bots' levels would push every line onto two
         narrow = 0 < self.size.width < 48
-        self.update(render_players(view, lang, None if narrow else levels, hints, show_all))
+        inner = self.content_region.width if self.size.width else 0
+        self.update(render_players(view, lang, None if narrow else levels, hints, show_all,
+                                   width=inner))
 
     def on_resize(self) -> None:
         last = getattr(self, "_last", None)
