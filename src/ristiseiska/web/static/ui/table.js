@@ -187,9 +187,11 @@ export function TablePage({ id, lang, langs = null }) {
   const isHost = you !== null && table.host === you;
   const lastPlay = view ? lastPlayOf(view.history) : null;
 
-  // a seat a spectator may take: not taken, and not kept for a player of the last match
-  const free = (s) => !s.taken && !s.reserved;
-  const freeFriendSeat = table.seats.some((s) => s.kind === "friend" && !s.taken);
+  // a seat a spectator may take: not taken, not kept for a player of the last match, and the
+  // match not started (a seat a bot took at the start stays the bot's: the server refuses it)
+  const free = (s) => !s.taken && !s.reserved && waiting;
+  const startedWithout = !waiting && table.seats.some((s) => s.kind === "friend" && !s.taken);
+  const freeFriendSeat = waiting && table.seats.some((s) => s.kind === "friend" && !s.taken);
   const totals = sheet.rows.length ? sheet.totals : null;
   const stock = view && view.stock_size > 0 ? view.stock_size : 0;
   const menuItems = [
@@ -223,7 +225,7 @@ export function TablePage({ id, lang, langs = null }) {
       ${you === null && html`<div class="overlay panel" data-testid="seat-picker"><p>${t("web.table.watching")}</p>
         ${table.seats.some(free) && html`<div class="row"><label>${t("web.lobby.name")}: <input data-action="name" maxlength="24" value=${name} onInput=${(e) => setName(e.target.value)}/></label></div>
         <div class="row">${table.seats.filter(free).map((s) => html`<button data-action="take-seat" data-seat=${s.seat} onClick=${() => take(s.seat)}>${t("web.table.take_seat")}: ${t("web.lobby.seat", { n: s.seat + 1 })}</button>`)}</div>`}
-        ${!table.seats.some(free) && html`<p>${t("room.no_free_seat")}</p>`}</div>`}
+        ${!table.seats.some(free) && html`<p data-testid=${startedWithout ? "started-without" : "no-free-seat"}>${t(startedWithout ? "room.started_without" : "room.no_free_seat")}</p>`}</div>`}
       ${waiting && html`<div class="overlay panel waiting" data-testid="waiting"><h2>${t(table.quick ? "webtable.waiting.title_quick" : "webtable.waiting.title")}</h2>
         <p>${t("webtable.waiting.count", { taken: seatsTaken, total: friendSeats })}</p>
         <p>${isHost ? t("webtable.waiting.host") : t("webtable.waiting.guest")}</p>
