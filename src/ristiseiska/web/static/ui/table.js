@@ -222,7 +222,7 @@ export function TablePage({ id, lang, langs = null }) {
       <div class="boardwrap">${view && html`<${Board} view=${view} lastPlay=${lastPlay} mark=${!!table.rules.distinct_decks} you=${you} handRef=${handRef}/>`}</div>
       <${SpectatorChat}/>
       ${(you === null || waiting) && html`<div class="overlays">
-      ${you === null && html`<div class="overlay panel" data-testid="seat-picker"><p>${t("web.table.watching")}</p>
+      ${you === null && html`<div class="overlay panel" data-testid="seat-picker">${!startedWithout && html`<p>${t("web.table.watching")}</p>`}
         ${table.seats.some(free) && html`<div class="row"><label>${t("web.lobby.name")}: <input data-action="name" maxlength="24" value=${name} onInput=${(e) => setName(e.target.value)}/></label></div>
         <div class="row">${table.seats.filter(free).map((s) => html`<button data-action="take-seat" data-seat=${s.seat} onClick=${() => take(s.seat)}>${t("web.table.take_seat")}: ${t("web.lobby.seat", { n: s.seat + 1 })}</button>`)}</div>`}
         ${!table.seats.some(free) && html`<p data-testid=${startedWithout ? "started-without" : "no-free-seat"}>${t(startedWithout ? "room.started_without" : "room.no_free_seat")}</p>`}</div>`}
