@@ -79,7 +79,8 @@ def test_listing_shows_open_tables_with_free_seats_and_never_a_secret(db: str) -
             joined(ws, 0, tok)
             ws.send_json({"type": "start"})
             recv_until(ws, lambda m: m["type"] == "state" and m["view"] is not None)
-        assert done in ids(client)  # started, with a stand-in on the free seat: listed
+        # started, with a stand-in on the free seat: not listed (nobody joins a started match)
+        assert done not in ids(client)
         play_out(client, done, {0: tok})
         got = listed(client, "en")
         assert [t["id"] for t in got] == [house, waiting]  # newest first
@@ -166,8 +167,8 @@ def test_quick_game_makes_a_table_the_bots_fill_after_the_wait(db: str) -> None:
             assert not client.get(f"/api/tables/{tid}").json()["waiting"]
             assert st["view"]["hand"]  # the deal started: the player has their cards
         assert client.get(f"/api/tables/{tid}/quick").json()["fill_in_ms"] is None
-        # still listed (bots keep two seats warm for newcomers) but no longer a quick target
-        assert listed(client)[0]["state"] == "started"
+        # the bots keep their seats to the end: no longer listed, no longer a quick target
+        assert tid not in ids(client)
         r = client.post("/api/quick", json={"name": "Cid"})
         assert r.json()["id"] != tid and r.json()["seat"] == 0
 
@@ -364,7 +365,7 @@ OPS = st.lists(st.one_of(
 def test_the_listing_shows_exactly_the_open_tables_with_free_seats(tmp_path: Path,
                                                                    ops: list[Any]) -> None:
     """Whatever happens in the lobby, the listing holds every open, unfinished table with a
-    free friend seat and nothing else, its free seats are exactly the unclaimed friend seats,
+    free friend seat whose match has not started (issue 46) and nothing else, its free seats are exactly the unclaimed friend seats,
     and no token, token hash or card is ever in it."""
     db = f"sqlite+aiosqlite:///{tmp_path / f'p{time.monotonic_ns()}.db'}"
     with TestClient(app_for(db, quick_wait=30.0)) as client:
@@ -401,7 +402,7 @@ def test_the_listing_shows_exactly_the_open_tables_with_free_seats(tmp_path: Pat
                 t = client.app.state.tables.live[tid]
                 free = [i for i, s in enumerate(t.seats)
                         if s.kind == "friend" and s.token_hash is None]
-                if t.config["open"] and free and not t.match.is_over():
+                if t.config["open"] and free and not t.match.is_over() and not t.started:
                     want.add(tid)
                     entry = next(e for e in got if e["id"] == tid)
                     assert entry["free"] == free

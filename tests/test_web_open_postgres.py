@@ -25,7 +25,8 @@ def test_open_tables_and_quick_games_on_postgres(pg_url: str) -> None:  # noqa: 
     time.sleep(0.5)  # down past the quick table's deadline
     with TestClient(app_for(pg_url)) as c:
         got = {t["id"]: t for t in c.get("/api/tables?open=1").json()["tables"]}
-        assert set(got) - before == {opened, quick["id"]}
+        # (the quick table is listed only until its bots sit down, which may already be done)
+        assert {opened} <= set(got) - before <= {opened, quick["id"]}
         assert got[opened]["free"] == [1] and got[opened]["players"][0]["name"] == "Aino"
         info = c.get(f"/api/tables/{quick['id']}").json()
         # loaded past its deadline, it is filled at once: the bots sit down in a task of
@@ -39,6 +40,7 @@ def test_open_tables_and_quick_games_on_postgres(pg_url: str) -> None:  # noqa: 
         assert [s["standin"] for s in info["seats"]] == [False, True, True, True]
     with TestClient(app_for(pg_url, shared_database=True)) as c:  # a process among several
         got = {t["id"]: t for t in c.get("/api/tables?open=1").json()["tables"]}
-        assert got[opened]["free"] == [1] and got[quick["id"]]["state"] == "started"
+        # the quick table started with its bots: no longer listed (issue 46)
+        assert got[opened]["free"] == [1] and quick["id"] not in got
         r = c.post("/api/quick", json={"name": "Cid"}, follow_redirects=False)
         assert r.status_code == 307

@@ -91,13 +91,13 @@ def test_postgres_keeps_an_early_start_and_its_stand_in_across_restarts(pg_url: 
     with TestClient(create_app(pg_url, bot_delay=60.0)) as c:
         info = c.get(f"/api/tables/{tid}").json()
         assert info["waiting"] is False and info["seats"][1]["standin"] is True
-        t1 = claim(c, tid, 1)
-        with c.websocket_connect(f"/ws/{tid}") as ws:
-            assert joined(ws, 1, t1)["table"]["seats"][1]["standin"] is False
+        # the bot keeps the seat it took at the start (issue 46: no deal shopping)
+        r = c.post(f"/api/tables/{tid}/seats/1", json={"name": "Olli"})
+        assert r.status_code == 409 and r.json()["error"] == "started-without", r.text
     with TestClient(create_app(pg_url, bot_delay=0.0)) as c:
         info = c.get(f"/api/tables/{tid}").json()
-        assert info["waiting"] is False and info["seats"][1]["standin"] is False
-        assert not live(c, tid).plays_bot(1)
+        assert info["waiting"] is False and info["seats"][1]["standin"] is True
+        assert live(c, tid).plays_bot(1)
 
 
 def test_postgres_keeps_the_turn_clock_across_restarts(pg_url: str,

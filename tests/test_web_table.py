@@ -63,7 +63,10 @@ def test_first_deal_waits_for_every_friend_then_starts(client: TestClient) -> No
     assert table.game.to_move in (0, 2)
 
 
-def test_host_starts_now_and_a_late_friend_takes_the_seat_back(client: TestClient) -> None:
+def test_start_now_keeps_the_bots_seats_a_late_friend_only_watches(client: TestClient) -> None:
+    """No deal shopping (issue 46): a host who starts early sees a hand; nobody may then take a
+    seat a bot took, so friends cannot be called in only when the hand is good. The late
+    friend is refused (409 ``started-without``) and the bot plays the seat to the end."""
     tid = new_table(client, ["friend", "friend", "bot"], seed=9)
     t0 = claim(client, tid, 0, "Aino")
     table = live(client, tid)
@@ -90,12 +93,14 @@ def test_host_starts_now_and_a_late_friend_takes_the_seat_back(client: TestClien
             else:
                 time.sleep(0.01)
         assert any(e.seat == 1 for e in table.game.events)
-        # the friend comes late: claims the free seat and joins; the stand-in leaves
-        t1 = claim(client, tid, 1, "Olli")
-        with client.websocket_connect(f"/ws/{tid}") as ws1:
-            st1 = joined(ws1, 1, t1)
-            assert st1["table"]["seats"][1]["standin"] is False
-            assert not table.seats[1].standin and not table.plays_bot(1)
+        # the friend comes late: the seat stays the bot's, before and after the deal ends
+        r = client.post(f"/api/tables/{tid}/seats/1", json={"name": "Olli"})
+        assert r.status_code == 409 and r.json()["error"] == "started-without", r.text
+        assert "rematch" in r.json()["message"]
+        assert table.seats[1].standin and table.plays_bot(1)
+        assert table.seats[1].token_hash is None
+        info = client.get(f"/api/tables/{tid}").json()
+        assert info["seats"][1]["standin"] is True and info["seats"][1]["taken"] is False
 
 
 def test_host_seats_a_bot_for_an_away_friend_who_then_returns(client: TestClient) -> None:
@@ -147,7 +152,7 @@ def _seat_moves(table: Any, seat: int) -> int:
     return sum(1 for e in table.game.events if e.seat == seat)
 
 
-def test_start_now_and_its_stand_in_survive_restarts_until_the_friend_returns(
+def test_start_now_and_its_stand_in_survive_restarts_and_stay_the_bots(
         tmp_path: Path) -> None:
     db = f"sqlite+aiosqlite:///{tmp_path / 'r.db'}"
     with TestClient(app_for(db)) as c:
@@ -175,15 +180,14 @@ def test_start_now_and_its_stand_in_survive_restarts_until_the_friend_returns(
                 else:
                     time.sleep(0.01)
             assert _seat_moves(table, 1) > before
-        # the friend comes after the restart: claims the seat and joins; the stand-in leaves
-        t1 = claim(c, tid, 1, "Olli")
-        with c.websocket_connect(f"/ws/{tid}") as ws1:
-            assert joined(ws1, 1, t1)["table"]["seats"][1]["standin"] is False
-        assert not table.plays_bot(1)
-    with TestClient(app_for(db)) as c:  # and the return was stored
+        # a friend who comes after the restart cannot take the bot's seat either
+        r = c.post(f"/api/tables/{tid}/seats/1", json={"name": "Olli"})
+        assert r.status_code == 409 and r.json()["error"] == "started-without", r.text
+        assert table.plays_bot(1)
+    with TestClient(app_for(db)) as c:
         info = _info(c, tid)
-        assert info["waiting"] is False and info["seats"][1]["standin"] is False
-        assert not live(c, tid).plays_bot(1)
+        assert info["waiting"] is False and info["seats"][1]["standin"] is True
+        assert live(c, tid).plays_bot(1)
 
 
 def test_a_table_started_early_stays_started_before_any_move(tmp_path: Path) -> None:

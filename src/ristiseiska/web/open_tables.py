@@ -114,8 +114,11 @@ class Entry:
     words: dict[str, dict[str, Any]] = field(default_factory=dict)  # lang -> rule texts
 
     def free(self, snap: Snap | None = None) -> list[int]:
-        """Friend seats anyone may claim: nobody holds them and no rematch keeps them."""
+        """Friend seats anyone may claim: nobody holds them and no rematch keeps them, and the
+        match has not started (a seat a bot took at the start stays the bot's)."""
         s = snap or self.snap
+        if s.started:
+            return []
         reserved = set(self.config.get("reserved", ()))
         return [i for i, seat in enumerate(self.config["seats"])
                 if seat["kind"] == "friend" and not s.taken[i] and i not in reserved]

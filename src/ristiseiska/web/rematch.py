@@ -83,7 +83,7 @@ async def rematch(table_id: str, request: Request) -> Response:
         new, seat, token = await make_rematch(tables, old, data.get("seat"), data.get("token"))
     except ActionError as e:
         status = {"no-table": 404, "store": 503, "server-full": 429, "match-running": 409,
-                  "seat-taken": 409}.get(e.code, 400)
+                  "seat-taken": 409, "started-without": 409}.get(e.code, 400)
         body: dict[str, Any] = {"error": e.code, "message": e.message}
         if e.code == "seat-taken":
             body["url"] = f"/t/{rematch_id(table_id)}"

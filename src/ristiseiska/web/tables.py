@@ -295,6 +295,13 @@ class LiveTable:
         async with self.lock:
             if self.seats[seat].token_hash is not None:
                 raise ActionError("seat-taken", "somebody already sits there")
+            if self.started:
+                # Nobody sits down in a match whose cards someone has seen (issue 46): a host
+                # who started early and looked at a hand must not call friends in only when
+                # it is good. The bot keeps the seat to the end; the rematch has it free.
+                raise ActionError("started-without", "this match started without this seat's "
+                                  "player: a bot plays it to the end. Watch, or sit down in the "
+                                  "rematch")
             key = name_key(name)
             clash = [i for i, s in enumerate(self.seats) if i != seat and name_key(s.name) == key]
             if any(self.seats[i].kind == "friend" and not self._unclaimed_standin(i)
@@ -326,8 +333,9 @@ class LiveTable:
         return token
 
     async def start_now(self, seat: int | None) -> None:
-        """The host starts before every friend has come: bots stand in for the empty seats
-        (a friend who comes later takes theirs over)."""
+        """The host starts before every friend has come: bots play the empty seats for the
+        whole match, and nobody can take them any more (:meth:`claim`): no one ever joins a
+        match whose cards someone has already seen."""
         async with self.lock:
             if seat is None or seat != self.host:
                 raise ActionError("not-host", "only the table's host can start the deal")

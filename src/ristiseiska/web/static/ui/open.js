@@ -5,7 +5,7 @@
 import { html, useState, useEffect, useRef, useCallback } from "../vendor/htm-preact-standalone.mjs";
 import { t, tn, levelName } from "./text.js";
 
-const ERRORS = { "name-taken": "open.err.name_taken", "seat-taken": "open.err.seat_taken", "seat-reserved": "open.err.seat_taken",
+const ERRORS = { "name-taken": "open.err.name_taken", "seat-taken": "open.err.seat_taken", "seat-reserved": "open.err.seat_taken", "started-without": "open.err.seat_taken",
   "rate-limited": "open.err.rate", "bad-name": "open.err.bad_name", "server-full": "open.err.full", "storage-fault": "web.err.storage-fault", "no-table": "open.err.gone" };
 
 function errorText(data, status) {
@@ -78,7 +78,7 @@ export function OpenTables({ lang }) {
       for (const seat of tab.free) {
         const r = await post(`/api/tables/${tab.id}/seats/${seat}`, { name: n });
         if (r.ok) { sitDown({ ...r.data, id: tab.id, url: tab.url }); return; }
-        if (!(r.data && (r.data.error === "seat-taken" || r.data.error === "seat-reserved"))) { setError(errorText(r.data, r.status)); load(); return; }
+        if (!(r.data && (r.data.error === "seat-taken" || r.data.error === "seat-reserved" || r.data.error === "started-without"))) { setError(errorText(r.data, r.status)); load(); return; }
       }
       setError(t("open.err.seat_taken")); load();
     } catch (e) { setError(t("web.error", { message: e.message })); } finally { setBusy(false); }

@@ -198,9 +198,11 @@ export function TablePage({ id, lang, langs = null }) {
   const isHost = you !== null && table.host === you;
   const lastPlay = view ? lastPlayOf(view.history) : null;
 
-  // a seat a spectator may take: not taken, and not kept for a player of the last match
-  const free = (s) => !s.taken && !s.reserved;
-  const freeFriendSeat = table.seats.some((s) => s.kind === "friend" && !s.taken);
+  // a seat a spectator may take: not taken, not kept for a player of the last match, and the
+  // match not started (a seat a bot took at the start stays the bot's: the server refuses it)
+  const free = (s) => !s.taken && !s.reserved && waiting;
+  const startedWithout = !waiting && table.seats.some((s) => s.kind === "friend" && !s.taken);
+  const freeFriendSeat = waiting && table.seats.some((s) => s.kind === "friend" && !s.taken);
   const totals = sheet.rows.length ? sheet.totals : null;
   const stock = view && view.stock_size > 0 ? view.stock_size : 0;
   const menuItems = [
@@ -244,7 +246,7 @@ export function TablePage({ id, lang, langs = null }) {
         ${table.seats.some(free) ? html`<p>${t("web.table.watching")}</p>
         <div class="row"><label>${t("web.lobby.name")}: <input data-action="name" maxlength="24" value=${name} onInput=${(e) => setName(e.target.value)}/></label>
         ${table.seats.filter(free).map((s) => html`<button data-action="take-seat" data-seat=${s.seat} onClick=${() => take(s.seat)}>${t("web.table.take_seat")}: ${t("web.lobby.seat", { n: s.seat + 1 })}</button>`)}</div>`
-        : html`<p>${t("webtable.watching_full")}</p>`}</div>`}
+        : html`<p data-testid=${startedWithout ? "started-without" : "no-free-seat"}>${t(startedWithout ? "room.started_without" : "webtable.watching_full")}</p>`}</div>`}
       <div class="mybar">
         ${view && you !== null && html`<${Seat} s=${table.seats[you]} i=${you} view=${view} you=${you} log=${state.log || []} waiting=${waiting} mine=${true} total=${totals ? totals[you] : null} clock=${state.clock}/>`}
         <div class=${"status" + (myTurn ? " mine" : "") + (cannot ? " cannot" : "")} role="status" data-testid="status" data-forced=${myTurn && state.forced && state.forced.seat === you ? "true" : null}>${status}</div>
