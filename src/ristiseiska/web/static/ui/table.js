@@ -30,7 +30,8 @@ export function lastPlayOf(history) {
   return null;
 }
 
-export function TablePage({ id, lang, langs = null }) {
+// useConn: the WebSocket (useTableSocket), or offline play's engine (ui/offline.js, issue 47)
+export function TablePage({ id, lang, langs = null, useConn = useTableSocket }) {
   const { toasts, push, clear } = useToasts();
   const onError = (msg) => {
     if (String(msg.code).startsWith("chat") || msg.code === "bad-chat") return push(chatErrorText(msg), "error");
@@ -41,7 +42,7 @@ export function TablePage({ id, lang, langs = null }) {
       : msg.message;
     push(text, "error");
   };
-  const { state, conn, hint, setHint, pending, setPending, send, rejoin } = useTableSocket(id, lang, onError);
+  const { state, conn, hint, setHint, pending, setPending, send, rejoin } = useConn(id, lang, onError);
   const [modal, setModal] = useState(null);
   const [choice, setChoice] = useState(null);
   const [name, setName] = useState(localStorage.getItem("rs.name") || "");
