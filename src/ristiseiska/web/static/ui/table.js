@@ -15,6 +15,7 @@ import { claimSeat } from "./lobby.js";
 import { QuickWait } from "./open.js";
 import { ChatButton, SpectatorChat, chatErrorText } from "./chat.js";
 import { BackButton } from "./clock.js";
+import { Announcer } from "./announce.js";
 
 // The status line when the player has no card to play: why, and what the button will do.
 export function cannotPlayText(other) {
@@ -209,10 +210,11 @@ export function TablePage({ id, lang, langs = null, useConn = useTableSocket }) 
     <div class="topbar">
       <h1 class="brand"><a href="/" data-action="lobby"><span aria-hidden="true">♣7</span><span class="brand-name"> ${t("web.title")}</span></a></h1>
       <span class="dealinfo"><strong>${t("web.table.deal", { n: state.deal })}</strong>
-        ${view && view.pot > 0 && html` · <span>${t("web.table.pot", { n: view.pot })}</span>`}</span>
+        ${view && view.pot > 0 && html` · <span>${t("web.table.pot", { n: view.pot })}</span>`}
+        ${table.clock && html` · <span data-testid="clock-option" title=${t("clock.lobby.help")}>⏱ ${t("clock.lobby.seconds", { n: table.clock })}</span>`}</span>
       <span class="grow"></span>
       ${freeFriendSeat && html`<button class="invite-btn" data-action="copy-invite" data-testid="invite" data-link=${invite} title=${invite} onClick=${copy}>＋ ${t("room.invite")}</button>`}
-      <${ChatButton} id=${id} send=${send} you=${you} table=${table}/>
+      ${!table.offline && html`<${ChatButton} id=${id} send=${send} you=${you} table=${table}/>`}
       ${langs}
       <${Menu} items=${menuItems} label=${t("room.menu")}/>
     </div>
@@ -259,6 +261,7 @@ export function TablePage({ id, lang, langs = null, useConn = useTableSocket }) 
     </aside>
     </div>
     <${Toasts} toasts=${toasts}/>
+    <${Announcer} view=${view} log=${state.log || []} you=${you} deal=${state.deal}/>
     ${modal === "rules" && html`<${RulesModal} id=${id} lang=${lang} close=${() => setModal(null)}/>`}
     ${modal === "history" && html`<${HistoryModal} id=${id} lang=${lang} sheet=${sheet} close=${() => setModal(null)}/>`}`;
 }
