@@ -343,7 +343,8 @@ def create_app(database_url: str | None = None, bot_delay: float = 0.8,
         try:
             t = await tables().get(table_id)
             name = data.get("name", "") if isinstance(data, dict) else ""
-            token = await t.claim(seat, name if name is not None else "")
+            device = data.get("device") if isinstance(data, dict) else None  # issue 47
+            token = await t.claim(seat, name if name is not None else "", device=device)
         except ActionError as e:
             return _err(e, 409 if e.code in ("seat-taken", "name-taken", "seat-reserved") else 400)
         return JSONResponse({"id": table_id, "url": f"/t/{table_id}", "seat": seat,
