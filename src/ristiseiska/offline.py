@@ -62,7 +62,7 @@ def check_config(data: Any) -> dict[str, Any]:
     you = data.get("name") or ""
     if not isinstance(you, str):
         raise OfflineError("bad-name", "the name is a text")
-    you = " ".join(you.split())[:MAX_NAME] or "Sinä"
+    you = " ".join(you.split())[:MAX_NAME] or "Pelaaja"
     others = [n for n in i18n.PLAYER_NAMES if n.casefold() != you.casefold()]
     return {"preset": name, "bots": list(bots), "seed": seed, "name": you,
             "names": [you, *others[:len(bots)]]}

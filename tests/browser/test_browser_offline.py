@@ -203,8 +203,9 @@ def assert_server_agrees(saved: dict[str, Any], record: dict[str, Any]) -> None:
 
 @pytest.mark.skipif(not os.environ.get("RS_SHOTS"), reason="screenshots: RS_SHOTS=1")
 async def test_offline_screenshots_on_a_phone(live_server: LiveServer, browser: Any) -> None:
-    """docs/img/offline-{lobby,table}-{fi,en}.jpeg: the installed app (standalone display
-    emulated) on a 390×844 phone with no network (made with RS_SHOTS=1; looked at)."""
+    """docs/img/offline-{lobby,table}-{fi,en}.jpeg: the app as installed on a 390×844 phone
+    shows it (full screen, no browser bars) with no network (made with RS_SHOTS=1; looked
+    at)."""
     img = Path(__file__).resolve().parents[2] / "docs" / "img"
     for lang in ("fi", "en"):
         ctx, page = await visit_once(browser, live_server, viewport={"width": 390, "height": 844},

@@ -163,9 +163,16 @@ async function download(e) {
 
 export function OfflineGame({ lang, langs }) {
   installFetchShim();
-  useEffect(() => { document.addEventListener("click", download, true); return () => document.removeEventListener("click", download, true); }, []);
+  const [ready, setReady] = useState(() => !localStorage.getItem(NEW) && !savedMatch()); // nothing to load
+  useEffect(() => {
+    document.addEventListener("click", download, true);
+    const h = (m) => { if (m.type === "state" || m.type === "error") { setReady(true); handlers.delete(h); } };
+    handlers.add(h);
+    return () => { document.removeEventListener("click", download, true); handlers.delete(h); };
+  }, []);
   localStorage.setItem(`rs.seat.${OFFLINE_ID}`, JSON.stringify({ seat: 0, token: OFFLINE_ID }));
-  return html`<${TablePage} id=${OFFLINE_ID} lang=${lang} langs=${langs} useConn=${useOfflineConn}/>`;
+  return html`${!ready && html`<p class="notice engine-loading" role="status" data-testid="engine-loading">${t("offline.loading")}</p>`}
+    <${TablePage} id=${OFFLINE_ID} lang=${lang} langs=${langs} useConn=${useOfflineConn}/>`;
 }
 
 // --- the lobby's panel -----------------------------------------------------------------------
@@ -186,7 +193,7 @@ export function OfflinePanel({ lang }) {
   const preset = presets.find((p) => p.name === presetName) || presets[0];
   const lo = preset.rules.min_players, hi = Math.min(preset.rules.max_players, 8);
   const n = Math.min(Math.max(count, lo), hi);
-  const play = () => startOffline({ preset: preset.name, bots: Array(n - 1).fill(level), name: localStorage.getItem("rs.name") || "" });
+  const play = () => startOffline({ preset: preset.name, bots: Array(n - 1).fill(level), name: localStorage.getItem("rs.name") || t("offline.default_name") });
   return html`<section class="panel offline-panel" data-testid="offline-panel">
     <div class="row spread"><h2>${t("offline.title")}</h2><${InstallButton}/></div>
     ${!online && html`<p class="notice" role="status" data-testid="no-network">${t("offline.no_network")}</p>`}
