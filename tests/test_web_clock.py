@@ -68,7 +68,7 @@ def states(ws: Any, pred: Any, limit: int = 2000) -> dict[str, Any]:
 
 # -- the option -------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("value", [15, 30, 60, None])
+@pytest.mark.parametrize("value", [15, 30, 60, 180, None])
 def test_the_clock_option_is_kept_in_the_table(client: TestClient, value: Any) -> None:
     r = client.post("/api/tables", json={"seats": [{"kind": "friend"}, {"kind": "bot"}],
                                          "clock": value})
@@ -85,7 +85,8 @@ def test_no_clock_by_default(client: TestClient) -> None:
     assert r.json()["table"]["clock"] is None
 
 
-@pytest.mark.parametrize("value", [0, 10, 45, 61, 30.0, 15.5, "30", True, [], {"s": 1}, -15])
+@pytest.mark.parametrize("value", [0, 10, 45, 61, 120, 181, 30.0, 15.5, "30", True, [], {"s": 1},
+                                   -15])
 def test_a_bad_clock_is_refused_naming_the_value(client: TestClient, value: Any) -> None:
     before = len(client.app.state.tables.live)  # type: ignore[attr-defined]
     r = client.post("/api/tables", json={"seats": [{"kind": "friend"}, {"kind": "bot"}],
@@ -93,7 +94,7 @@ def test_a_bad_clock_is_refused_naming_the_value(client: TestClient, value: Any)
     assert r.status_code == 400
     body = r.json()
     assert body["error"] == "bad-clock"
-    assert repr(value) in body["message"] and "15, 30 or 60" in body["message"]
+    assert repr(value) in body["message"] and "15, 30, 60 or 180" in body["message"]
     assert len(client.app.state.tables.live) == before  # type: ignore[attr-defined]
 
 

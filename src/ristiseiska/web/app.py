@@ -67,6 +67,7 @@ from .analysis_api import router as analysis_router
 from .clock import option as clock_option
 from .forced import option as forced_option
 from .puzzles_api import router as puzzles_router
+from .pwa import router as pwa_router
 from .rematch import router as rematch_router
 from .security import (
     Guard,
@@ -291,6 +292,7 @@ def create_app(database_url: str | None = None, bot_delay: float = 0.8,
     app.include_router(puzzles_router)  # the puzzle trainer (web/puzzles_api.py)
     app.include_router(rematch_router)  # issue 20: the same players at a new table
     app.include_router(open_tables.router)  # issue 20: open tables, quick game
+    app.include_router(pwa_router)  # issue 47: installable app, offline play (web/pwa.py)
 
     def tables() -> Tables:
         return state["tables"]
@@ -349,7 +351,8 @@ def create_app(database_url: str | None = None, bot_delay: float = 0.8,
         try:
             t = await tables().get(table_id)
             name = data.get("name", "") if isinstance(data, dict) else ""
-            token = await t.claim(seat, name if name is not None else "")
+            device = data.get("device") if isinstance(data, dict) else None  # issue 47
+            token = await t.claim(seat, name if name is not None else "", device=device)
         except ActionError as e:
             return _err(e, 409 if e.code in ("seat-taken", "name-taken", "seat-reserved",
                                               "started-without") else 400)

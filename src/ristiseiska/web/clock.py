@@ -39,7 +39,7 @@ from ..bots.pool import shared_pool
 from ..moves import Move
 from . import bots as botlib
 
-CHOICES = (15, 30, 60)  # seconds per decision
+CHOICES = (15, 30, 60, 180)  # seconds per decision (180: a long clock, issue 47)
 CHECKPOINT = 5.0  # seconds of a running clock between two stored times left
 STRIKES = 2  # timeouts in a row after which the stand-in keeps the seat
 # Tests only: a factor on every clock time (0.02 makes a 15-second clock run in 0.3 s), so a
@@ -57,7 +57,7 @@ def option(data: Mapping[str, Any], error: Callable[[str, str], Exception]) -> d
         return {"clock": None}
     if isinstance(value, bool) or not isinstance(value, int) or value not in CHOICES:
         shown = repr(value) if not isinstance(value, str) else repr(value[:20])
-        raise error("bad-clock", f"clock must be 15, 30 or 60 (seconds per decision) or null "
+        raise error("bad-clock", f"clock must be 15, 30, 60 or 180 (seconds per decision) or null "
                     f"for no clock, not {shown}")
     return {"clock": value}
 

@@ -93,6 +93,17 @@ def store_error(e: Exception, doing: str) -> ActionError:
     return ActionError("store", f"{doing}: {why}; nothing was changed")
 
 
+def check_device(device: Any) -> str | None:
+    """The hash of a device key (issue 47: 16–64 URL-safe characters the browser made once),
+    ``None`` without one; anything else is refused, nothing changed."""
+    if device is None:
+        return None
+    if (not isinstance(device, str) or not 16 <= len(device) <= 64
+            or not all(c.isascii() and (c.isalnum() or c in "-_") for c in device)):
+        raise ActionError("bad-device", "a device key is 16 to 64 letters, digits, - or _")
+    return hashlib.sha256(f"device:{device}".encode()).hexdigest()
+
+
 def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8", "replace")).hexdigest()
 
@@ -135,6 +146,9 @@ class Seat:
     # the seat back by simply coming back (joining with their token)
     standin: bool = False
     away_since: float | None = None  # monotonic time the friend's last connection closed
+    # the hash of the device key the player's browser sent with the claim (issue 47: two
+    # players of one name on two devices are told apart); in memory only
+    device_hash: str | None = None
 
 log = logging.getLogger("ristiseiska.web")
 
@@ -279,7 +293,12 @@ class LiveTable:
             raise ActionError("bad-token", "that seat token is not valid for this seat")
         return seat
 
-    async def claim(self, seat: int, name: str, reserved_ok: bool = False) -> str:
+    async def claim(self, seat: int, name: str, reserved_ok: bool = False,
+                    device: Any = None) -> str:
+        """Seat a friend; ``device`` is the private key of the player's browser (issue 47),
+        when it sends one. A name already at the table is refused (``name-taken``), except
+        that a player on another device gets it with a number: the second Äiti is
+        "Äiti (2)"."""
         if not 0 <= seat < self.n:
             raise ActionError("bad-seat", f"no seat {seat} at this table")
         if self.seats[seat].kind != "friend":
@@ -291,6 +310,7 @@ class LiveTable:
             name = clean_text(name, MAX_NAME) or self.seats[seat].name
         except InputError as e:
             raise ActionError(e.code, e.message) from None
+        device_hash = check_device(device)
         token = secrets.token_urlsafe(24)
         async with self.lock:
             if self.seats[seat].token_hash is not None:
@@ -304,10 +324,18 @@ class LiveTable:
                                   "rematch")
             key = name_key(name)
             clash = [i for i, s in enumerate(self.seats) if i != seat and name_key(s.name) == key]
-            if any(self.seats[i].kind == "friend" and not self._unclaimed_standin(i)
-                   for i in clash):
+            friends = [i for i in clash
+                       if self.seats[i].kind == "friend" and not self._unclaimed_standin(i)]
+            if friends and (device_hash is None or any(
+                    self.seats[i].device_hash in (None, device_hash) for i in friends)):
+                # the same person (or nobody can tell): one name, one seat
                 raise ActionError("name-taken", f"{name!r} is already at this table; "
                                   "choose another name")
+            if friends:  # somebody else of that name, on another device
+                name = self._numbered(name)
+                key = name_key(name)
+                clash = [i for i, s in enumerate(self.seats)
+                         if i != seat and name_key(s.name) == key]
             # a bot (or a stand-in at a seat nobody took) gives its name up to a person
             renames = self._rename_bots(clash, name)
             h = hash_token(token)
@@ -318,6 +346,7 @@ class LiveTable:
             if not stored:
                 raise ActionError("seat-taken", "somebody already sits there")
             self.seats[seat].token_hash = h
+            self.seats[seat].device_hash = device_hash
             for i, new in {**renames, seat: name}.items():
                 self.seats[i].name = new
                 self.match.names[i] = new
@@ -378,6 +407,14 @@ class LiveTable:
             s.standin = True
             self._broadcast()
         self.kick()
+
+    def _numbered(self, name: str) -> str:
+        """``name`` with the first number not at the table: "Äiti (2)", "Äiti (3)" …"""
+        used = {name_key(s.name) for s in self.seats}
+        k = 2
+        while name_key(f"{name} ({k})") in used:
+            k += 1
+        return f"{name} ({k})"
 
     def _rename_bots(self, seats: list[int], taken: str) -> dict[int, str]:
         used = {name_key(s.name) for s in self.seats} | {name_key(taken)}

@@ -8,6 +8,7 @@ import { t, loadCatalog } from "./ui/text.js";
 import { Lobby } from "./ui/lobby.js";
 import { OpenTables } from "./ui/open.js";
 import { TablePage } from "./ui/table.js";
+import { OfflineGame, OfflinePanel } from "./ui/offline.js"; // issue 47 (also registers the service worker)
 
 // --- app shell -----------------------------------------------------------------------------
 function App() {
@@ -22,12 +23,14 @@ function App() {
   const langs = html`<span class="langs" role="group" aria-label=${t("web.lang")}>${langButton("fi", "suomi")}${langButton("en", "English")}</span>`;
   // The table is a room of its own: the felt fills the window and its top bar has the rest.
   if (m) return html`<main class="tablemain"><${TablePage} id=${m[1]} lang=${lang} key=${m[1]} langs=${langs}/></main>`;
+  if (location.pathname === "/offline-game") return html`<main class="tablemain"><${OfflineGame} lang=${lang} langs=${langs}/></main>`;
+  const offline = html`<${OfflinePanel} lang=${lang}/>`; // first when the network is away
   return html`
     <header>
       <h1><a href="/" data-action="lobby">♣7 ${t("web.title")}</a></h1>
       <nav class="nav"><a href="/puzzles" data-action="puzzles">${t("web.puzzles")}</a>${langs}</nav>
     </header>
-    <main><${OpenTables} lang=${lang}/><${Lobby} lang=${lang}/></main>`;
+    <main>${!navigator.onLine && offline}<${OpenTables} lang=${lang}/><${Lobby} lang=${lang}/>${navigator.onLine && offline}</main>`;
 }
 
 // Keyboard or pointer: the focus ring is drawn only while the keyboard is in use.

@@ -64,10 +64,12 @@ export function MiniFace({ code, faint = false }) {
 
 // A card in the hand: always focusable (the arrows reach every card); unplayable ones are
 // aria-disabled rather than disabled so focus never falls out of the hand.
-export function HandCard({ code, legal, playable, tabIndex, onClick, onFocus, onBlur }) {
+// Its label says where it is: "pataässä, kortti 3/7 kädessäsi" (issue 47).
+export function HandCard({ code, legal, playable, tabIndex, onClick, onFocus, onBlur, index = null, count = null }) {
   const name = cardName(code);
+  const label = index === null ? name : t("a11y.hand_card", { card: name, i: index + 1, n: count });
   return html`<button class="card" data-card=${code} data-legal=${legal ? "true" : undefined}
-      aria-label=${name} title=${name} aria-disabled=${playable ? undefined : "true"} tabindex=${tabIndex}
+      aria-label=${label} title=${name} aria-disabled=${playable ? undefined : "true"} tabindex=${tabIndex}
       onClick=${onClick} onFocus=${onFocus} onBlur=${onBlur}><${CardFace} code=${code}/></button>`;
 }
 // A card shown face up outside the hand (results, replays).

@@ -6,7 +6,7 @@
 import { html, useState, useEffect, useRef } from "../vendor/htm-preact-standalone.mjs";
 import { t } from "./text.js";
 
-export const CLOCK_CHOICES = [60, 30, 15];
+export const CLOCK_CHOICES = [180, 60, 30, 15]; // 180: a long clock for whoever needs it (issue 47)
 export const URGENT_MS = 5000;
 
 // m:ss of a time left (rounded up: a clock at 0:00 has run out)

@@ -42,7 +42,7 @@ export function Hand({ cards, byCard, myTurn, pending, handRef, handFocus, focus
     return () => ro.disconnect();
   }, [cards.length]);
   return html`<div class="handbox" ref=${box}><div class="hand" data-testid="hand" ref=${handRef} onKeyDown=${onKeyDown}>
-    ${cards.map((c, i) => html`<${HandCard} key=${c} code=${c} legal=${myTurn && !!byCard[c]} playable=${myTurn && !!byCard[c] && !pending}
+    ${cards.map((c, i) => html`<${HandCard} key=${c} code=${c} index=${i} count=${cards.length} legal=${myTurn && !!byCard[c]} playable=${myTurn && !!byCard[c] && !pending}
         tabIndex=${i === focusIndex ? 0 : -1} onFocus=${() => { handFocus.current = { inside: true, index: i }; }}
         onBlur=${(e) => { if (e.relatedTarget && !handRef.current?.contains(e.relatedTarget)) handFocus.current.inside = false; }}
         onClick=${() => clickCard(c)}/>`)}

@@ -4,6 +4,7 @@ import { t, tn, hasText, levelName, cardName, nextMoveId, reducedMotion, SUIT_SY
 import { ChatTextOption } from "./chat.js";
 import { ClockSelect, defaultClock } from "./clock.js";
 import { ForcedOption } from "./forced.js";
+import { deviceKey } from "./device.js";
 
 // --- lobby ---------------------------------------------------------------------------------
 // A refusal of the rules names options as the engine spells them ("jokers=2 needs
@@ -132,7 +133,7 @@ export function OptionInput({ name, opt, value, set }) {
 
 export async function claimSeat(tableId, seat, name) {
   const r = await fetch(`/api/tables/${tableId}/seats/${seat}`, {
-    method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name }),
+    method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name, device: deviceKey() }),
   });
   const data = await r.json();
   if (!r.ok) throw new Error(data.error === "storage-fault" ? t("web.err.storage-fault") : data.message || r.statusText);

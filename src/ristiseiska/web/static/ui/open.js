@@ -3,6 +3,7 @@
 // you at a table waiting for players or makes one whose empty seats bots take after a wait.
 // On a quick table's page, QuickWait counts down to the bots sitting down.
 import { html, useState, useEffect, useRef, useCallback } from "../vendor/htm-preact-standalone.mjs";
+import { deviceKey } from "./device.js"; // issue 47
 import { t, tn, levelName } from "./text.js";
 
 const ERRORS = { "name-taken": "open.err.name_taken", "seat-taken": "open.err.seat_taken", "seat-reserved": "open.err.seat_taken", "started-without": "open.err.seat_taken",
@@ -76,7 +77,7 @@ export function OpenTables({ lang }) {
     setError(null); setBusy(true);
     try {
       for (const seat of tab.free) {
-        const r = await post(`/api/tables/${tab.id}/seats/${seat}`, { name: n });
+        const r = await post(`/api/tables/${tab.id}/seats/${seat}`, { name: n, device: deviceKey() });
         if (r.ok) { sitDown({ ...r.data, id: tab.id, url: tab.url }); return; }
         if (!(r.data && (r.data.error === "seat-taken" || r.data.error === "seat-reserved" || r.data.error === "started-without"))) { setError(errorText(r.data, r.status)); load(); return; }
       }

@@ -20,6 +20,8 @@ export function lastAction(view, log, seat, name) {
 // contrast of at least 4.5 with white).
 export const SEAT_COLOURS = ["#1565c0", "#b71c1c", "#6a1b9a", "#00695c", "#8d4e00", "#4527a0", "#ad1457", "#37474f"];
 export function initials(name) {
+  const numbered = String(name || "").match(/^(.*\S) \((\d+)\)$/); // the second Äiti: "Ä2"
+  if (numbered) return (numbered[1][0] + numbered[2]).toUpperCase();
   const parts = String(name || "?").trim().split(/\s+/).filter(Boolean);
   const s = parts.length > 1 ? parts[0][0] + parts[1][0] : (parts[0] || "?").slice(0, 2);
   return s.toUpperCase();

@@ -16,6 +16,7 @@ import { QuickWait } from "./open.js";
 import { ChatButton, SpectatorChat, chatErrorText } from "./chat.js";
 import { BackButton } from "./clock.js";
 import { forcedText } from "./forced.js";
+import { Announcer } from "./announce.js";
 
 // The status line when the player has no card to play: why, and what the button will do.
 export function cannotPlayText(other) {
@@ -38,7 +39,8 @@ export function lastPlayOf(history) {
   return null;
 }
 
-export function TablePage({ id, lang, langs = null }) {
+// useConn: the WebSocket (useTableSocket), or offline play's engine (ui/offline.js, issue 47)
+export function TablePage({ id, lang, langs = null, useConn = useTableSocket }) {
   const { toasts, push, clear } = useToasts();
   const onError = (msg) => {
     if (String(msg.code).startsWith("chat") || msg.code === "bad-chat") return push(chatErrorText(msg), "error");
@@ -51,7 +53,7 @@ export function TablePage({ id, lang, langs = null }) {
   };
   // e.g. a bot plays by the expert's rules while its compiled code is built (said once a table)
   const onNotice = (msg) => { const key = `bots.${msg.code}.${msg.level}`; if (hasText(key)) push(t(key), "info", 9000); };
-  const { state, conn, hint, setHint, pending, setPending, send, rejoin } = useTableSocket(id, lang, onError, onNotice);
+  const { state, conn, hint, setHint, pending, setPending, send, rejoin } = useConn(id, lang, onError, onNotice);
   const [modal, setModal] = useState(null);
   const [choice, setChoice] = useState(null);
   const [name, setName] = useState(localStorage.getItem("rs.name") || "");
@@ -221,10 +223,11 @@ export function TablePage({ id, lang, langs = null }) {
     <div class="topbar">
       <h1 class="brand"><a href="/" data-action="lobby"><span aria-hidden="true">♣7</span><span class="brand-name"> ${t("web.title")}</span></a></h1>
       <span class="dealinfo"><strong>${t("web.table.deal", { n: state.deal })}</strong>
-        ${view && view.pot > 0 && html` · <span>${t("web.table.pot", { n: view.pot })}</span>`}</span>
+        ${view && view.pot > 0 && html` · <span>${t("web.table.pot", { n: view.pot })}</span>`}
+        ${table.clock && html` · <span data-testid="clock-option" title=${t("clock.lobby.help")}>⏱ ${t("clock.lobby.seconds", { n: table.clock })}</span>`}</span>
       <span class="grow"></span>
       ${freeFriendSeat && html`<button class="invite-btn" data-action="copy-invite" data-testid="invite" data-link=${invite} title=${invite} onClick=${copy}>＋ ${t("room.invite")}</button>`}
-      <${ChatButton} id=${id} send=${send} you=${you} table=${table}/>
+      ${!table.offline && html`<${ChatButton} id=${id} send=${send} you=${you} table=${table}/>`}
       ${langs}
       <${Menu} items=${menuItems} label=${t("room.menu")}/>
     </div>
@@ -271,6 +274,7 @@ export function TablePage({ id, lang, langs = null }) {
     </aside>
     </div>
     <${Toasts} toasts=${toasts}/>
+    <${Announcer} view=${view} log=${state.log || []} you=${you} deal=${state.deal}/>
     ${modal === "rules" && html`<${RulesModal} id=${id} lang=${lang} table=${table} close=${() => setModal(null)}/>`}
     ${modal === "history" && html`<${HistoryModal} id=${id} lang=${lang} sheet=${sheet} close=${() => setModal(null)}/>`}`;
 }

@@ -1,0 +1,287 @@
+"""A match against bots without a server (issue 47): the driver the browser runs in Pyodide.
+
+The page's Web Worker (``web/static/pwa/worker.js``) loads this module from the engine archive
+the server packs from its own source (``web/pwa.py``), so the rules, the bots and the records
+are the server's own. One person plays seat 0; the others are bots of the quick levels
+(``random``, ``basic``, ``expert``), seeded as a server table seeds them (``seed * 31 + seat``),
+so the same seed and moves give the same deals, the same bot moves and the same records.
+
+Messages are JSON texts in and lists of JSON texts out (:func:`handle`); what the page gets
+has the shape of the server's WebSocket messages (``web/app.py``), so the table page is the
+same page. The whole state is the config and the moves (:meth:`OfflineMatch.saved`): the
+browser keeps it and rebuilds the match from it after a reload.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from . import i18n
+from .game import Game, IllegalMoveError
+from .match import Match
+from .moves import MoveError
+from .record import dumps_record, record_from_game
+from .rules import PRESETS, RulesError, preset
+from .view import make_view
+
+LEVELS = ("random", "basic", "expert")
+TABLE_ID = "offline"
+MAX_NAME = 24
+
+
+class OfflineError(ValueError):
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def _bot(level: str, seed: int) -> Any:
+    from .bots import get_bot
+
+    return get_bot(level, seed)
+
+
+def check_config(data: Any) -> dict[str, Any]:
+    """A clean config from the page's ``start`` message, or :class:`OfflineError`."""
+    if not isinstance(data, dict):
+        raise OfflineError("bad-config", "the config is an object")
+    name = data.get("preset", "ristiseiska")
+    if not isinstance(name, str) or name not in PRESETS:
+        raise OfflineError("bad-preset", f"unknown preset {name!r}")
+    rules = preset(name)
+    bots = data.get("bots", ["expert"] * 3)
+    if (not isinstance(bots, list) or not all(b in LEVELS for b in bots)
+            or not rules.min_players <= len(bots) + 1 <= rules.max_players):
+        raise OfflineError("bad-seats", f"{name}: {rules.min_players}–{rules.max_players} "
+                           f"players; bots are {', '.join(LEVELS)}")
+    seed = data.get("seed")
+    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**63:
+        raise OfflineError("bad-seed", "the seed is a whole number 0 … 2**63-1")
+    you = data.get("name") or ""
+    if not isinstance(you, str):
+        raise OfflineError("bad-name", "the name is a text")
+    you = " ".join(you.split())[:MAX_NAME] or "Pelaaja"
+    others = [n for n in i18n.PLAYER_NAMES if n.casefold() != you.casefold()]
+    return {"preset": name, "bots": list(bots), "seed": seed, "name": you,
+            "names": [you, *others[:len(bots)]]}
+
+
+class OfflineMatch:
+    """The match: seat 0 is the person, every other seat a bot."""
+
+    def __init__(self, config: Any) -> None:
+        self.config = check_config(config)
+        self.rules = preset(self.config["preset"])
+        self.n = len(self.config["names"])
+        self.match = Match(self.rules, self.n, seed=self.config["seed"],
+                           names=list(self.config["names"]))
+        self.games: list[Game] = [self.match.new_deal()]
+        self.bots = {s: _bot(level, self.config["seed"] * 31 + s)
+                     for s, level in enumerate(self.config["bots"], start=1)}
+
+    @classmethod
+    def from_saved(cls, saved: dict[str, Any]) -> OfflineMatch:
+        """The match rebuilt from :meth:`saved` (every move replayed and checked)."""
+        m = cls(saved["config"])
+        deals = saved.get("moves") or [[]]
+        if not isinstance(deals, list):
+            raise OfflineError("bad-save", "the saved moves are a list of deals")
+        for d, moves in enumerate(deals):
+            if d > 0:
+                m.next_deal()
+            for text in moves:
+                g = m.game
+                g.push(g.parse_move(text))
+                if g.result is not None:
+                    m.match.add_result(g.result)
+        return m
+
+    @property
+    def game(self) -> Game:
+        return self.games[-1]
+
+    def saved(self) -> dict[str, Any]:
+        mark = self.rules.distinct_decks
+        return {"config": self.config,
+                "moves": [[mv.text(mark) for mv in g.moves] for g in self.games]}
+
+    # -- playing ------------------------------------------------------------------------------
+    def play(self, text: Any) -> str:
+        g = self.game
+        if not isinstance(text, str) or not 0 < len(text) <= 32:
+            raise OfflineError("bad-move", "a move is a short text such as 'H6' or 'stop'")
+        if g.is_over():
+            raise OfflineError("no-deal", "no deal is being played now")
+        if g.to_move != 0:
+            raise OfflineError("not-your-turn", f"it is seat {g.to_move}'s move, not yours")
+        try:
+            move = g.parse_move(text)
+            self._push(move)
+        except IllegalMoveError as e:
+            raise OfflineError("illegal", str(e)) from e
+        except (MoveError, ValueError) as e:
+            raise OfflineError("bad-move", str(e)) from e
+        return move.text(self.rules.distinct_decks)
+
+    def _push(self, move: Any) -> None:
+        g = self.game
+        g.push(move)
+        if g.result is not None:
+            self.match.add_result(g.result)
+
+    def bot_due(self) -> bool:
+        g = self.game
+        return not g.is_over() and g.to_move != 0
+
+    def bot_step(self) -> str:
+        """One bot move (the forced one without asking the bot), as a server table plays it."""
+        g = self.game
+        if not self.bot_due():
+            raise OfflineError("no-bot", "no bot is to move")
+        seat = g.to_move
+        legal = g.legal_moves()
+        move = legal[0] if len(legal) == 1 else self.bots[seat].choose(g.view(seat))
+        if move not in legal:  # a faulty bot must not stall the table (as tables.py)
+            move = legal[0]
+        self._push(move)
+        return move.text(self.rules.distinct_decks)
+
+    def next_deal(self) -> None:
+        if not self.game.is_over():
+            raise OfflineError("deal-running", "the deal is still being played")
+        if self.match.is_over():
+            raise OfflineError("match-over", "the match is over")
+        self.games.append(self.match.new_deal())
+
+    def hint(self, lang: str) -> dict[str, Any]:
+        g = self.game
+        if g.is_over() or g.to_move != 0:
+            raise OfflineError("no-hint", "a hint is given on your own move")
+        from .bots import get_bot
+        from .bots.reasons import render
+
+        move, (key, params) = get_bot("expert", seed=0).decide(g.view(0))
+        return {"type": "hint", "move": move.text(self.rules.distinct_decks),
+                "reason": render(key, params, lang)}
+
+    # -- what the page shows ----------------------------------------------------------------
+    def table_info(self) -> dict[str, Any]:
+        names = self.config["names"]
+        return {
+            "id": TABLE_ID, "preset": self.config["preset"], "rules": self.rules.to_dict(),
+            "seats": [{"seat": i, "name": names[i], "kind": "friend" if i == 0 else "bot",
+                       "bot": None if i == 0 else self.config["bots"][i - 1], "taken": True,
+                       "online": i == 0, "standin": False, "away": False, "reserved": False}
+                      for i in range(self.n)],
+            "rematch": None, "chat_text": False, "quick": False, "clock": None,
+            "clock_held": [], "waiting": False, "host": 0,
+            "deals_finished": len(self.match.results), "match_over": self.match.is_over(),
+            "seed_commitment": None, "seed_chosen": True, "seed": self.config["seed"],
+            "offline": True,
+        }
+
+    def sheet(self) -> dict[str, Any]:
+        return {
+            "rows": [{"deal": r.deal, "dealer": r.dealer, "card_points": list(r.card_points),
+                      "token_points": list(r.token_points), "points": list(r.points),
+                      "winner": r.winner} for r in self.match.sheet],
+            "totals": self.match.totals, "over": self.match.is_over(),
+            "winners": self.match.winners,
+        }
+
+    def state(self, lang: str) -> dict[str, Any]:
+        """The server's ``state`` message for seat 0 (``web/app.py``)."""
+        g = self.game
+        view = dict(make_view(g, 0).to_dict())
+        t = g.table
+        view["layout"] = {"line": list(t.line[0]) if t.line else [], "min": t.minr,
+                          "max": t.maxr, "center": t.center,
+                          "ends": [[t.lo[r], t.hi[r]] for r in range(t.nrows)]}
+        if g.is_over():
+            mark = self.rules.distinct_decks
+            view["final_hands"] = [[c.notation(mark) for c in g.hand(s)] for s in range(g.n)]
+        names = view["names"]
+        log = [i18n.describe_event(e, names, lang) for e in view["history"]]
+        return {"type": "state", "you": 0, "table": self.table_info(), "sheet": self.sheet(),
+                "deal": len(self.games), "view": view, "clock": None, "log": log,
+                "labels": {m: i18n.describe_move(m, lang) for m in view["legal_moves"]}}
+
+    def rules_text(self, lang: str) -> dict[str, Any]:
+        from .explain import explain_rules, explain_rules_html
+
+        return {"text": explain_rules(self.rules, lang), "html": explain_rules_html(self.rules, lang),
+                "rules": self.rules.to_dict(), "preset": self.config["preset"],
+                "fairness": {"seed_commitment": None, "seed_chosen": True,
+                             "seed": self.config["seed"]}}
+
+    def records(self, deal: int | None = None) -> str:
+        """The finished deals' records as JSON lines (one deal with ``deal``, from 0)."""
+        out = []
+        for i, g in enumerate(self.games):
+            if g.is_over() and (deal is None or deal == i):
+                rec = record_from_game(g, preset=self.config["preset"],
+                                       extra={"deal": i + 1})
+                out.append(dumps_record(rec) + "\n")
+        return "".join(out)
+
+
+_MATCH: list[OfflineMatch] = []
+
+
+def handle(text: str) -> str:
+    """One message from the page (JSON) → the answers (a JSON list). Bad input is an error
+    answer and changes nothing."""
+    try:
+        msg = json.loads(text)
+        if not isinstance(msg, dict):
+            raise OfflineError("bad-message", "a message is a JSON object")
+        return json.dumps(_handle(msg), ensure_ascii=False)
+    except OfflineError as e:
+        return json.dumps([{"type": "error", "code": e.code, "message": e.message}])
+    except (ValueError, KeyError, TypeError, RulesError, IllegalMoveError) as e:
+        return json.dumps([{"type": "error", "code": "bad-message", "message": str(e)}])
+    except Exception as e:  # noqa: BLE001 - a bug costs an error answer, not the engine
+        return json.dumps([{"type": "error", "code": "engine-error",
+                            "message": f"{type(e).__name__}: {e}"}])
+
+
+def _handle(msg: dict[str, Any]) -> list[dict[str, Any]]:
+    kind = msg.get("type")
+    lang = i18n.norm_lang(msg.get("lang") or "fi")
+    if kind == "start":
+        m = OfflineMatch(msg.get("config"))
+        _MATCH[:] = [m]
+        return [m.state(lang), {"type": "saved", "saved": m.saved()}]
+    if kind == "resume":
+        m = OfflineMatch.from_saved(msg.get("saved") or {})
+        _MATCH[:] = [m]
+        return [m.state(lang)]
+    if not _MATCH:
+        raise OfflineError("no-match", "no offline match is being played; start one")
+    m = _MATCH[0]
+    if kind == "state":
+        return [m.state(lang)]
+    if kind == "move":
+        played = m.play(msg.get("move"))
+        return [{"type": "ack", "move": played, "id": msg.get("id")}, m.state(lang),
+                {"type": "saved", "saved": m.saved()}]
+    if kind == "bot":
+        m.bot_step()
+        return [m.state(lang), {"type": "saved", "saved": m.saved()}]
+    if kind == "next-deal":
+        m.next_deal()
+        return [m.state(lang), {"type": "saved", "saved": m.saved()}]
+    if kind == "hint":
+        return [m.hint(lang)]
+    if kind == "rules":
+        return [{"type": "rules", **m.rules_text(lang)}]
+    if kind == "record":
+        deal = msg.get("deal")
+        return [{"type": "record", "text": m.records(deal if isinstance(deal, int) else None)}]
+    raise OfflineError("bad-message", f"unknown message type {kind!r}")
+
+
+def bot_due() -> bool:
+    return bool(_MATCH) and _MATCH[0].bot_due()

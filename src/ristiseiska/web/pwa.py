@@ -1,0 +1,210 @@
+"""The installable app and offline play (issue 47): manifest, service worker, offline page, and
+the project's own engine packed for the browser.
+
+- ``GET /manifest.webmanifest`` — name, icons (``static/icons``, drawn by ``web/icons.py``),
+  theme colour, ``display: standalone``.
+- ``GET /sw.js`` — the service worker (``static/pwa/sw.js``) with this server's version and
+  its file lists filled in. The version is a hash of every static file and of the engine
+  archive, so any change of either gives a new cache and the old one is dropped.
+- ``GET /offline.html`` — what a page that needs the server shows without a network.
+- ``GET /offline-game`` — the page of the match played in the browser (``ui/offline.js``).
+- ``GET /offline/engine.zip`` — the engine's Python modules, read from this installed package
+  when the server starts: the browser plays with exactly the server's rules (one engine).
+- ``GET /offline/worker.js`` — the Web Worker that runs Pyodide (vendored under
+  ``static/vendor/pyodide``) with that archive. Its own Content-Security-Policy adds
+  ``'wasm-unsafe-eval'`` (WebAssembly may be compiled) for the worker only; the pages keep
+  the strict policy of ``security.CSP``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import zipfile
+from importlib import resources
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import FileResponse, JSONResponse, Response
+
+from .security import CSP
+
+STATIC = resources.files("ristiseiska.web").joinpath("static")
+PACKAGE = resources.files("ristiseiska")
+THEME = "#1f6b43"  # --green of style.css
+PYODIDE = "vendor/pyodide"
+# what the worker loads of it (its licence and package.json are not fetched)
+PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip",
+                 "pyodide-lock.json")
+# the worker may compile WebAssembly (Pyodide); nothing else is loosened
+WORKER_CSP = CSP.replace("script-src 'self'", "script-src 'self' 'wasm-unsafe-eval'")
+
+# The engine's modules the browser needs: the pure-Python core, the catalogs, the rules
+# explained, and the quick bots. ``bots/__init__.py`` is replaced by a registry of these bots
+# only (the package's own imports the searching bots, which need numpy and numba).
+ENGINE_MODULES = [
+    "__init__.py", "cards.py", "rules.py", "table.py", "game.py", "match.py", "record.py",
+    "view.py", "moves.py", "scoring.py", "fair.py", "explain.py", "offline.py",
+    "i18n/__init__.py", "i18n/grammar.py",
+    "bots/base.py", "bots/expert.py", "bots/knowledge.py", "bots/reasons.py", "bots/simple.py",
+]
+OFFLINE_BOTS = ("random", "basic", "expert")
+RENDERER = ("markdown_it", "mdurl")
+BOTS_INIT = '''"""The bots the browser plays (issue 47): the pure-Python levels of ristiseiska.bots."""
+from .base import Bot
+from .expert import BasicBot, ExpertBot
+from .reasons import render
+from .simple import RandomBot
+
+BOTS = {"random": RandomBot, "basic": BasicBot, "expert": ExpertBot}
+BOT_NAMES = tuple(BOTS)
+
+
+def get_bot(name, seed=None, **options):
+    cls = BOTS.get(name.strip().lower()) if isinstance(name, str) else None
+    if cls is None:
+        raise ValueError(f"unknown bot {name!r}; known bots: {', '.join(BOTS)}")
+    return cls(seed=seed, **options)
+'''
+
+
+def engine_zip() -> bytes:
+    """The archive of :data:`ENGINE_MODULES`, every catalog (as ``ristiseiska/...``) and the
+    Markdown renderer (:data:`RENDERER`); the same bytes for the same sources (fixed dates),
+    so its hash is a version."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        def add(name: str, data: bytes, top: str = "ristiseiska/") -> None:
+            info = zipfile.ZipInfo(top + name, date_time=(2026, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            z.writestr(info, data)
+
+        for name in ENGINE_MODULES:
+            add(name, PACKAGE.joinpath(name).read_bytes())
+        add("bots/__init__.py", BOTS_INIT.encode())
+        for entry in sorted(PACKAGE.joinpath("i18n").iterdir(), key=lambda e: e.name):
+            if entry.name.endswith(".json"):
+                add(f"i18n/{entry.name}", entry.read_bytes())
+        # the rule book's Markdown renderer (explain.py), a dependency of the package: the
+        # installed copy, as the server uses it (both MIT)
+        for dep in RENDERER:
+            root = resources.files(dep)
+            for path in _py_files(root, ""):
+                add(path, root.joinpath(path).read_bytes(), top=f"{dep}/")
+    return buf.getvalue()
+
+
+def _py_files(root: Any, prefix: str) -> list[str]:
+    out: list[str] = []
+    for entry in sorted(root.iterdir(), key=lambda e: e.name):
+        if entry.is_dir() and entry.name != "__pycache__":
+            out += _py_files(entry, f"{prefix}{entry.name}/")
+        elif entry.name.endswith(".py"):
+            out.append(prefix + entry.name)
+    return out
+
+
+def static_files() -> list[str]:
+    """Every static file's path under ``/static/`` (sorted), Pyodide's apart."""
+    out: list[str] = []
+
+    def walk(d: Any, prefix: str) -> None:
+        for entry in d.iterdir():
+            if entry.is_dir():
+                walk(entry, f"{prefix}{entry.name}/")
+            elif not entry.name.startswith(".") and entry.name != "README.md":
+                out.append(prefix + entry.name)
+
+    walk(STATIC, "")
+    return sorted(out)
+
+
+def manifest(lang: str = "fi") -> dict[str, Any]:
+    icons = [{"src": "/static/icons/icon-192.png", "sizes": "192x192", "type": "image/png",
+              "purpose": "any"},
+             {"src": "/static/icons/icon-512.png", "sizes": "512x512", "type": "image/png",
+              "purpose": "any"},
+             {"src": "/static/icons/maskable-512.png", "sizes": "512x512", "type": "image/png",
+              "purpose": "maskable"}]
+    return {
+        "name": "Ristiseiska", "short_name": "Ristiseiska", "id": "/", "start_url": "/",
+        "scope": "/", "display": "standalone", "orientation": "any", "lang": lang,
+        "description": ("Ristiseiska, Sjuan, Fan Tan: pelaa ystävien tai tietokoneen kanssa, "
+                        "myös ilman verkkoa."),
+        "theme_color": THEME, "background_color": THEME, "icons": icons,
+        "categories": ["games"],
+    }
+
+
+class Offline:
+    """What the routes serve, computed once per app (the package does not change under a
+    running server)."""
+
+    def __init__(self) -> None:
+        self.zip = engine_zip()
+        files = static_files()
+        h = hashlib.sha256(self.zip)
+        for f in files:
+            h.update(f.encode())
+            h.update(STATIC.joinpath(f).read_bytes())
+        self.version = h.hexdigest()[:16]
+        self.shell = ["/", "/offline.html", "/manifest.webmanifest", "/api/i18n/fi",
+                      "/api/i18n/en", "/api/meta", "/api/meta?lang=fi", "/api/meta?lang=en"] + [
+            f"/static/{f}" for f in files if not f.startswith(PYODIDE + "/")]
+        self.engine = ["/offline/worker.js", "/offline/engine.zip"] + [
+            f"/static/{PYODIDE}/{f}" for f in PYODIDE_FILES]
+
+    def sw(self) -> str:
+        text = STATIC.joinpath("pwa", "sw.js").read_text("utf-8")
+        return (text.replace('"__VERSION__"', json.dumps(self.version))
+                .replace('["__SHELL__"]', json.dumps(self.shell))
+                .replace('["__ENGINE__"]', json.dumps(self.engine)))
+
+
+router = APIRouter()
+_OFFLINE: list[Offline] = []
+
+
+def offline() -> Offline:
+    if not _OFFLINE:
+        _OFFLINE.append(Offline())
+    return _OFFLINE[0]
+
+
+@router.get("/manifest.webmanifest", include_in_schema=False)
+async def get_manifest(request: Request) -> Response:
+    lang = "en" if request.query_params.get("lang") == "en" else "fi"
+    return JSONResponse(manifest(lang), media_type="application/manifest+json",
+                        headers={"Cache-Control": "no-cache"})
+
+
+@router.get("/sw.js", include_in_schema=False)
+async def get_sw() -> Response:
+    # never cached by HTTP: the browser must see a new version as soon as it is served
+    return Response(offline().sw(), media_type="text/javascript",
+                    headers={"Cache-Control": "no-cache", "Service-Worker-Allowed": "/"})
+
+
+@router.get("/offline.html", include_in_schema=False)
+async def get_offline_page() -> FileResponse:
+    return FileResponse(str(STATIC.joinpath("pwa", "offline.html")))
+
+
+@router.get("/offline-game", include_in_schema=False)
+async def get_offline_game() -> FileResponse:
+    return FileResponse(str(STATIC.joinpath("index.html")))
+
+
+@router.get("/offline/engine.zip", include_in_schema=False)
+async def get_engine() -> Response:
+    o = offline()
+    return Response(o.zip, media_type="application/zip",
+                    headers={"Cache-Control": "no-cache", "X-Engine-Version": o.version})
+
+
+@router.get("/offline/worker.js", include_in_schema=False)
+async def get_worker() -> Response:
+    text = STATIC.joinpath("pwa", "worker.js").read_text("utf-8")
+    return Response(text, media_type="text/javascript",
+                    headers={"Cache-Control": "no-cache", "content-security-policy": WORKER_CSP})

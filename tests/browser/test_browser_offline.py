@@ -1,0 +1,227 @@
+"""Issue 47 in Chromium: the installable app (manifest, service worker, versioned caches,
+install prompt) and offline play with the project's own engine in Pyodide — after one visit,
+with the context offline, the lobby loads, *Play offline* plays a whole deal against three bots
+by clicking legal cards, the result shows, a reload resumes it, and its record passes
+``ristiseiska replay --check`` and is what the server's engine makes of the same seed and moves.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ristiseiska.web import pwa
+from ristiseiska.web.security import CSP
+
+from .conftest import LiveServer
+from .test_browser_play import act_once
+
+pytestmark = pytest.mark.asyncio
+ENGINE_READY = """async () => {
+  const key = (await caches.keys()).find((k) => k.startsWith("rs-engine-"));
+  if (!key) return false;
+  const cache = await caches.open(key);
+  return !!(await cache.match("/static/vendor/pyodide/pyodide.asm.wasm"))
+    && !!(await cache.match("/offline/engine.zip"));
+}"""
+CSP_WATCH = ("window.__csp = []; document.addEventListener('securitypolicyviolation', "
+             "e => window.__csp.push(e.violatedDirective + ' ' + e.blockedURI));")
+
+
+async def visit_once(browser: Any, server: LiveServer, **ctx_args: Any) -> tuple[Any, Any]:
+    """A context that has seen the lobby once: the service worker controls it and has cached
+    the app shell and the offline engine."""
+    ctx = await browser.new_context(**ctx_args)
+    page = await ctx.new_page()
+    page.errors = []
+    page.on("pageerror", lambda e: page.errors.append(str(e)))
+    await page.add_init_script(CSP_WATCH)
+    await page.goto(server.url + "/")
+    await page.wait_for_function("() => navigator.serviceWorker.controller !== null",
+                                 timeout=60_000)
+    await page.wait_for_function(ENGINE_READY, timeout=120_000)
+    return ctx, page
+
+
+async def test_the_manifest_and_service_worker_make_the_app_installable(
+        live_server: LiveServer, browser: Any) -> None:
+    with urllib.request.urlopen(live_server.url + "/manifest.webmanifest", timeout=20) as r:
+        assert r.headers["content-type"].startswith("application/manifest+json")
+        m = json.loads(r.read())
+    assert m["name"] == "Ristiseiska" and m["display"] == "standalone"
+    assert m["start_url"] == "/" and m["theme_color"] == "#1f6b43"
+    sizes = {(i["sizes"], i.get("purpose", "any")) for i in m["icons"]}
+    assert {("192x192", "any"), ("512x512", "any"), ("512x512", "maskable")} <= sizes
+    for icon in m["icons"]:
+        with urllib.request.urlopen(live_server.url + icon["src"], timeout=20) as r:
+            assert r.status == 200 and r.headers["content-type"] == "image/png"
+
+    ctx = await browser.new_context()
+    page = await ctx.new_page()
+    await page.add_init_script(CSP_WATCH)
+    response = await page.goto(live_server.url + "/")
+    assert response is not None and response.headers["content-security-policy"] == CSP
+    assert await page.get_attribute("link[rel=manifest]", "href") == "/manifest.webmanifest"
+    assert await page.get_attribute("meta[name=theme-color]", "content") == "#1f6b43"
+    await page.wait_for_function("() => navigator.serviceWorker.ready.then(() => true)")
+    await page.reload()
+    assert await page.evaluate("() => navigator.serviceWorker.controller !== null")
+    assert await page.evaluate("() => navigator.serviceWorker.controller.scriptURL") \
+        == live_server.url + "/sw.js"
+    # Chrome's install prompt: the lobby keeps it and offers its own button
+    assert await page.locator("button[data-action=install]").count() == 0
+    await page.evaluate("""() => { const e = new Event("beforeinstallprompt", { cancelable: true });
+        e.prompt = () => { window.__prompted = true; };
+        e.userChoice = Promise.resolve({ outcome: "accepted" });
+        window.dispatchEvent(e); }""")
+    await page.click("button[data-action=install]")
+    assert await page.evaluate("() => window.__prompted === true")
+    assert await page.evaluate("() => window.__csp") == []
+    await ctx.close()
+
+
+async def test_a_new_version_replaces_the_old_caches(live_server: LiveServer,
+                                                     browser: Any) -> None:
+    ctx, page = await visit_once(browser, live_server)
+    old = pwa.offline().version
+    assert sorted(await page.evaluate("() => caches.keys()")) == [f"rs-engine-{old}",
+                                                                  f"rs-shell-{old}"]
+    try:
+        pwa.offline().version = "0123456789abcdef"  # as a server with changed files serves
+        await page.evaluate("() => navigator.serviceWorker.getRegistration()"
+                            ".then((r) => r.update())")
+        await page.wait_for_function(
+            "async () => (await caches.keys()).sort().join() === "
+            "'rs-engine-0123456789abcdef,rs-shell-0123456789abcdef'", timeout=120_000)
+    finally:
+        pwa.offline().version = old
+    await ctx.close()
+
+
+async def test_offline_the_lobby_loads_and_a_page_that_needs_the_server_says_so(
+        live_server: LiveServer, browser: Any) -> None:
+    ctx, page = await visit_once(browser, live_server)
+    await ctx.set_offline(True)
+    await page.reload()
+    await page.wait_for_selector("[data-testid=offline-panel] [data-testid=no-network]")
+    assert await page.locator("button[data-action=play-offline]").is_visible()
+    assert await page.locator("button[data-action=create]").count() == 1  # the shell, cached
+    await page.goto(live_server.url + "/t/abcdefgh12345678")
+    await page.wait_for_selector("[data-testid=offline-page]")
+    await page.click("[data-action=lobby]")
+    await page.wait_for_selector("button[data-action=play-offline]")
+    assert page.errors == [] and await page.evaluate("() => window.__csp") == []
+    await ctx.close()
+
+
+async def play_deal(page: Any, limit_s: float = 240) -> None:
+    deadline = time.monotonic() + limit_s
+    while time.monotonic() < deadline:
+        if await page.locator("[data-testid=result]").count():
+            return
+        if not await act_once(page):
+            await page.wait_for_timeout(50)
+    raise AssertionError("the offline deal did not end in time")
+
+
+async def test_offline_play_a_whole_deal_resume_and_download_its_record(
+        live_server: LiveServer, browser: Any, tmp_path: Path) -> None:
+    ctx, page = await visit_once(browser, live_server, accept_downloads=True)
+    await ctx.set_offline(True)
+    await page.reload()
+    await page.evaluate("() => localStorage.setItem('rs.offline.delay', '0')")
+    await page.select_option("[data-action=offline-level]", "basic")
+    await page.click("button[data-action=play-offline]")
+    await page.wait_for_url("**/offline-game")
+    await page.wait_for_selector("[data-testid=hand] [data-card]", timeout=120_000)
+    assert await page.locator(".player[data-seat]").count() == 4  # the same table as online
+    # the hint and the rules come from the engine in the browser
+    for _ in range(200):
+        if await page.locator("button[data-action=hint]").count():
+            break
+        await page.wait_for_timeout(50)
+    await page.click("button[data-action=hint]")
+    await page.wait_for_selector("[data-testid=hint]")
+    await page.keyboard.press("r")
+    await page.wait_for_selector("[data-testid=rules-text]")
+    assert "pantti" in (await page.inner_text("[data-testid=rules-text]")).lower()
+    await page.click("[role=dialog] [data-action=close]")
+    await play_deal(page)
+    result = await page.inner_text("[data-testid=result]")
+    assert result
+    saved = await page.evaluate("() => JSON.parse(localStorage.getItem('rs.offline.saved'))")
+    assert saved["config"]["bots"] == ["basic"] * 3 and len(saved["moves"]) == 1
+
+    # reloaded offline: the same deal, over, with its result
+    await page.reload()
+    await page.wait_for_selector("[data-testid=result]", timeout=120_000)
+    assert await page.inner_text("[data-testid=result]") == result
+
+    # the record, downloaded offline from the history dialog
+    await page.click("[data-action=menu]")
+    await page.click("[data-action=history]")
+    async with page.expect_download() as dl:
+        await page.click("[data-action=download-all]")
+    path = tmp_path / "offline.jsonl"
+    await (await dl.value).save_as(path)
+    from ristiseiska.cli import main
+
+    assert main(["replay", "--check", str(path)]) == 0
+    record = json.loads(path.read_text("utf-8").splitlines()[0])
+    assert_server_agrees(saved, record)
+    assert page.errors == [] and await page.evaluate("() => window.__csp") == []
+    await ctx.close()
+
+
+def assert_server_agrees(saved: dict[str, Any], record: dict[str, Any]) -> None:
+    """The referee's comparison: the server's engine, given the seed and the moves the browser
+    played, makes the same record, and the server's bots, seeded as the browser's, choose every
+    bot move the browser's bots chose."""
+    from ristiseiska.bots import get_bot
+    from ristiseiska.match import Match
+    from ristiseiska.record import record_from_game
+    from ristiseiska.rules import preset
+
+    cfg = saved["config"]
+    match = Match(preset(cfg["preset"]), len(cfg["names"]), seed=cfg["seed"],
+                  names=cfg["names"])
+    g = match.new_deal()
+    bots = {s: get_bot(level, cfg["seed"] * 31 + s) for s, level in enumerate(cfg["bots"], 1)}
+    for text in saved["moves"][0]:
+        move = g.parse_move(text)
+        if g.to_move != 0 and len(g.legal_moves()) > 1:
+            assert bots[g.to_move].choose(g.view(g.to_move)) == move
+        g.push(move)
+    assert record_from_game(g, preset=cfg["preset"], extra={"deal": 1}) == record
+
+
+@pytest.mark.skipif(not os.environ.get("RS_SHOTS"), reason="screenshots: RS_SHOTS=1")
+async def test_offline_screenshots_on_a_phone(live_server: LiveServer, browser: Any) -> None:
+    """docs/img/offline-{lobby,table}-{fi,en}.jpeg: the app as installed on a 390×844 phone
+    shows it (full screen, no browser bars) with no network (made with RS_SHOTS=1; looked
+    at)."""
+    img = Path(__file__).resolve().parents[2] / "docs" / "img"
+    for lang in ("fi", "en"):
+        ctx, page = await visit_once(browser, live_server, viewport={"width": 390, "height": 844},
+                                     is_mobile=True, has_touch=True, device_scale_factor=2)
+        await page.evaluate(f"() => localStorage.setItem('rs.lang', '{lang}')")
+        await ctx.set_offline(True)
+        await page.reload()
+        await page.wait_for_selector("[data-testid=no-network]")
+        await page.locator("[data-testid=offline-panel]").scroll_into_view_if_needed()
+        await page.screenshot(path=str(img / f"offline-lobby-{lang}.jpeg"), type="jpeg",
+                              quality=80)
+        await page.click("button[data-action=play-offline]")
+        await page.wait_for_selector("[data-testid=hand] [data-card]", timeout=120_000)
+        for _ in range(6):
+            await act_once(page)
+            await page.wait_for_timeout(1500)
+        await page.screenshot(path=str(img / f"offline-table-{lang}.jpeg"), type="jpeg",
+                              quality=80)
+        await ctx.close()

@@ -1,0 +1,189 @@
+"""Issue 47 without a browser: the manifest, the service worker's lists, the icons, the engine
+archive the browser runs (self-sufficient without numpy and numba, and making the server's
+records), and offline.py's handling of bad input. The browser side: tests/browser/test_browser_offline.py."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ristiseiska import offline
+from ristiseiska.web import pwa
+from ristiseiska.web.security import CSP
+
+pytest.importorskip("fastapi")
+from fastapi.testclient import TestClient  # noqa: E402
+
+from ristiseiska.web.app import create_app  # noqa: E402
+
+STATIC = Path(pwa.__file__).parent / "static"
+
+
+@pytest.fixture(scope="module")
+def client(tmp_path_factory: pytest.TempPathFactory) -> TestClient:
+    db = tmp_path_factory.mktemp("pwa") / "t.db"
+    with TestClient(create_app(f"sqlite+aiosqlite:///{db}", bot_delay=0.0)) as c:
+        yield c
+
+
+def test_the_icons_are_committed_in_the_sizes_the_manifest_names() -> None:
+    Image = pytest.importorskip("PIL.Image")
+
+    for name, (size, maskable) in pwa_icon_sizes().items():
+        with Image.open(STATIC / "icons" / name) as img:
+            assert img.size == (size, size)
+            corner = img.convert("RGBA").getpixel((0, 0))
+            # maskable: the felt to the edges (the launcher cuts its own shape)
+            assert (corner[3] == 255) if maskable else (corner[3] == 0)
+
+
+def pwa_icon_sizes() -> dict[str, tuple[int, bool]]:
+    from ristiseiska.web.icons import SIZES
+
+    return SIZES
+
+
+def test_the_manifest_has_what_an_installable_app_needs(client: TestClient) -> None:
+    r = client.get("/manifest.webmanifest")
+    assert r.status_code == 200 and r.headers["content-type"].startswith("application/manifest")
+    m = r.json()
+    assert m["display"] == "standalone" and m["start_url"] == "/" and m["scope"] == "/"
+    assert m["name"] == "Ristiseiska" and m["theme_color"] == pwa.THEME
+    for icon in m["icons"]:
+        assert client.get(icon["src"]).status_code == 200
+    page = client.get("/").text
+    assert '<link rel="manifest" href="/manifest.webmanifest">' in page
+    assert f'<meta name="theme-color" content="{pwa.THEME}">' in page
+
+
+def test_the_service_worker_caches_files_that_exist_by_version(client: TestClient) -> None:
+    r = client.get("/sw.js")
+    assert r.status_code == 200 and r.headers["cache-control"] == "no-cache"
+    text = r.text
+    assert "__VERSION__" not in text and "__SHELL__" not in text and "__ENGINE__" not in text
+    o = pwa.offline()
+    assert f'const VERSION = "{o.version}";' in text
+    assert "/static/app.js" in o.shell and "/static/ui/offline.js" in o.shell
+    assert "/static/vendor/pyodide/pyodide.asm.wasm" in o.engine
+    assert "/offline/engine.zip" in o.engine
+    for url in o.shell + o.engine:
+        assert client.get(url).status_code == 200, url
+    assert client.get("/offline.html").status_code == 200
+    assert client.get("/offline-game").text == client.get("/").text
+
+
+def test_only_the_worker_may_compile_webassembly(client: TestClient) -> None:
+    assert "wasm-unsafe-eval" not in CSP
+    assert client.get("/").headers["content-security-policy"] == CSP
+    worker = client.get("/offline/worker.js")
+    assert worker.headers["content-security-policy"] == pwa.WORKER_CSP
+    assert "script-src 'self' 'wasm-unsafe-eval';" in pwa.WORKER_CSP
+    assert pwa.WORKER_CSP.replace(" 'wasm-unsafe-eval'", "") == CSP
+
+
+def test_the_engine_archive_is_the_same_bytes_for_the_same_source() -> None:
+    assert pwa.engine_zip() == pwa.engine_zip()
+    names = set(zipfile.ZipFile(io.BytesIO(pwa.engine_zip())).namelist())
+    for module in pwa.ENGINE_MODULES:
+        assert f"ristiseiska/{module}" in names
+    src = Path(offline.__file__).parent
+    for module in pwa.ENGINE_MODULES:  # the server's own files, unchanged
+        data = zipfile.ZipFile(io.BytesIO(pwa.engine_zip())).read(f"ristiseiska/{module}")
+        assert data == (src / module).read_bytes()
+
+
+PLAY = r"""
+import json, sys
+for blocked in ("numpy", "numba", "fastapi", "sqlalchemy", "orjson"):
+    sys.modules[blocked] = None  # Pyodide's core has none of them
+sys.path.insert(0, sys.argv[1])
+from ristiseiska import offline
+assert offline.__file__.startswith(sys.argv[1]), offline.__file__
+out = json.loads(offline.handle(json.dumps({"type": "start", "lang": "en", "config": {
+    "preset": sys.argv[2], "bots": ["random", "basic", "expert"], "seed": 11, "name": "Äiti"}})))
+rules = json.loads(offline.handle('{"type": "rules", "lang": "fi"}'))[0]
+assert rules["html"].startswith("<h1>"), rules
+while True:
+    if offline.bot_due():
+        offline.handle('{"type": "bot"}')
+        continue
+    state = json.loads(offline.handle('{"type": "state"}'))[0]
+    if state["view"]["phase"] == "over":
+        break
+    offline.handle(json.dumps({"type": "move", "move": state["view"]["legal_moves"][-1]}))
+print(json.dumps({"saved": offline._MATCH[0].saved(),
+                  "record": json.loads(offline.handle('{"type": "record"}'))[0]["text"]}))
+"""
+
+
+@pytest.mark.parametrize("preset_name", ["ristiseiska", "sjuan", "jokerit"])
+def test_the_archive_plays_alone_and_makes_the_servers_records(tmp_path: Path,
+                                                               preset_name: str) -> None:
+    zipfile.ZipFile(io.BytesIO(pwa.engine_zip())).extractall(tmp_path / "engine")
+    done = subprocess.run([sys.executable, "-I", "-c", PLAY, str(tmp_path / "engine"),
+                           preset_name], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    # the server's engine and bots (the full package) on the same seed and moves
+    from ristiseiska.bots import get_bot
+    from ristiseiska.match import Match
+    from ristiseiska.record import check_record, record_from_game
+    from ristiseiska.rules import preset
+
+    cfg = out["saved"]["config"]
+    g = Match(preset(preset_name), 4, seed=11, names=cfg["names"]).new_deal()
+    bots = {s: get_bot(level, 11 * 31 + s) for s, level in enumerate(cfg["bots"], 1)}
+    for text in out["saved"]["moves"][0]:
+        move = g.parse_move(text)
+        if g.to_move != 0 and len(g.legal_moves()) > 1:
+            assert bots[g.to_move].choose(g.view(g.to_move)) == move
+        g.push(move)
+    record = json.loads(out["record"])
+    assert record == record_from_game(g, preset=preset_name, extra={"deal": 1})
+    assert check_record(record) is None
+
+
+def test_a_saved_match_resumes_exactly() -> None:
+    m = offline.OfflineMatch({"preset": "ristiseiska", "bots": ["expert"] * 3, "seed": 3})
+    while not m.game.is_over():
+        if m.bot_due():
+            m.bot_step()
+        else:
+            m.play(m.game.legal_moves()[0].text(False))
+    m.next_deal()
+    m.play(m.game.legal_moves()[0].text(False)) if not m.bot_due() else m.bot_step()
+    again = offline.OfflineMatch.from_saved(json.loads(json.dumps(m.saved())))
+    assert again.saved() == m.saved() and again.state("fi") == m.state("fi")
+    assert again.records() == m.records() and again.records().count("\n") == 1
+
+
+BAD = st.one_of(
+    st.text(max_size=40),
+    st.builds(json.dumps, st.dictionaries(st.sampled_from(["type", "move", "lang", "config",
+                                                           "saved", "deal", "id"]),
+                                          st.one_of(st.none(), st.integers(), st.text(max_size=8),
+                                                    st.sampled_from(["move", "bot", "hint",
+                                                                     "next-deal", "resume",
+                                                                     "C7", "stop"]),
+                                                    st.lists(st.integers(), max_size=3)))))
+
+
+@settings(max_examples=150, deadline=None)
+@given(BAD)
+def test_bad_input_is_an_error_answer_and_changes_nothing(text: str) -> None:
+    offline.handle(json.dumps({"type": "start", "config": {"preset": "ristiseiska",
+                                                           "bots": ["basic"] * 3, "seed": 1}}))
+    before = offline._MATCH[0].saved()
+    answers = json.loads(offline.handle(text))
+    assert isinstance(answers, list) and answers
+    if answers[0]["type"] == "error":
+        assert offline._MATCH[0].saved() == before
+        assert answers[0]["code"] != "engine-error", answers
