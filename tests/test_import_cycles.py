@@ -46,8 +46,9 @@ def import_graph() -> dict[str, set[str]]:
             else:
                 continue
             deps.update(f for f in found if f in mods and f != name)
-        # a package importing its own submodules is how packages work, not a circle
-        graph[name] = {d for d in deps if not d.startswith(name + ".")}
+        # A package importing its own submodules counts too: importing the package runs them,
+        # so bots/__init__ → bots.neural → … → tournament → bots is a real circle (issue 48).
+        graph[name] = deps
     return graph
 
 
@@ -106,3 +107,10 @@ def test_the_commands_do_not_import_the_cli() -> None:
 
 def test_no_import_circles() -> None:
     assert cycles(import_graph()) == []
+
+
+def test_a_package_that_imports_its_submodule_is_an_edge() -> None:
+    # the edge that hid the circle through the bots' registry (issue 48)
+    g = import_graph()
+    assert "ristiseiska.bots.neural" in g["ristiseiska.bots"]
+    assert "ristiseiska.tournament" not in g["ristiseiska.learn.dmc"]

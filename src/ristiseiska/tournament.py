@@ -29,7 +29,7 @@ from typing import Any
 
 from .bots import BOTS, get_bot
 from .game import Game
-from .rules import Rules
+from .rules import Rules, preset
 from .sim import derive_seed
 
 Z95 = 1.959963984540054
@@ -427,3 +427,31 @@ def plot(t: Tournament, path: str) -> None:
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)
+
+
+# -- a trained network measured (``ristiseiska train`` passes these to the training loop, which
+# sits below the bots and so cannot import the tournament itself) -----------------------------
+
+def evaluate_vs_expert(path: str, deals: int, seed: int, rules_name: str = "ristiseiska",
+                       players: int = 4, opponent: str = "expert") -> dict[str, Any]:
+    """The ``neural`` bot of ``path`` against ``players - 1`` bots of ``opponent`` (expert by
+    default), duplicate deals, in the full engine: its win rate with its 95 % interval, the even
+    share (``1 / players``: what an equal player wins) and mean points."""
+    spec = f"neural:path={path}"
+    t = run_tournament(preset(rules_name), [spec] + [opponent] * (players - 1), deals,
+                       seed=seed, duplicate=True, workers=1)
+    s = t.stats()[spec]
+    return {"preset": rules_name, "players": players, "opponent": opponent, "deals": s["deals"],
+            "win_rate": round(s["win_rate"], 4),
+            "win_rate_ci": [round(x, 4) for x in s["win_rate_ci"]],
+            "even_share": round(1 / players, 4),
+            "mean_points": round(s["mean_points"], 2)}
+
+
+def evaluate_both(path: str, deals: int, seed: int) -> dict[str, Any]:
+    """The evaluation ``train`` reports: against expert bots (the record's own fields, as
+    before) and, under ``vs_random``, against random players, the figure a newcomer can judge
+    first (a network that learned anything wins well over the even share there)."""
+    out = evaluate_vs_expert(path, deals, seed)
+    out["vs_random"] = evaluate_vs_expert(path, deals, seed, opponent="random")
+    return out

@@ -146,7 +146,9 @@ def run(args: argparse.Namespace) -> int:
         bar.update(task, completed=min(done, total), info=info)
 
     def evaluate(path: str, deals: int, seed: int) -> dict:  # type: ignore[type-arg]
-        return dmc.evaluate_both(path, deals, seed)
+        from ..tournament import evaluate_both
+
+        return evaluate_both(path, deals, seed)
 
     try:
         meta = dmc.train(args.out, seconds=seconds, steps=steps, seed=args.seed,

@@ -378,31 +378,4 @@ def _ray_collectors(address: str, workers: int, specs: list[tuple[str, int]], ro
     return [actor.remote(specs, rows, seed + 7919 * k, epsilon) for k in range(workers)], True
 
 
-def evaluate_vs_expert(path: str, deals: int, seed: int, rules_name: str = "ristiseiska",
-                       players: int = 4, opponent: str = "expert") -> dict[str, Any]:
-    """The ``neural`` bot of ``path`` against ``players - 1`` bots of ``opponent`` (expert by
-    default), duplicate deals, in the full engine: its win rate with its 95 % interval, the even
-    share (``1 / players``: what an equal player wins) and mean points."""
-    from ..tournament import run_tournament
-
-    spec = f"neural:path={path}"
-    t = run_tournament(preset(rules_name), [spec] + [opponent] * (players - 1), deals,
-                       seed=seed, duplicate=True, workers=1)
-    s = t.stats()[spec]
-    return {"preset": rules_name, "players": players, "opponent": opponent, "deals": s["deals"],
-            "win_rate": round(s["win_rate"], 4),
-            "win_rate_ci": [round(x, 4) for x in s["win_rate_ci"]],
-            "even_share": round(1 / players, 4),
-            "mean_points": round(s["mean_points"], 2)}
-
-
-def evaluate_both(path: str, deals: int, seed: int) -> dict[str, Any]:
-    """The evaluation ``train`` reports: against expert bots (the record's own fields, as
-    before) and, under ``vs_random``, against random players, the figure a newcomer can judge
-    first (a network that learned anything wins well over the even share there)."""
-    out = evaluate_vs_expert(path, deals, seed)
-    out["vs_random"] = evaluate_vs_expert(path, deals, seed, opponent="random")
-    return out
-
-
-__all__ = ["Collector", "train", "evaluate_vs_expert", "evaluate_both", "DEFAULT_SPECS", "json"]
+__all__ = ["Collector", "train", "DEFAULT_SPECS", "json"]
