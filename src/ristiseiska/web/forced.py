@@ -28,14 +28,15 @@ import os
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ..forced import KINDS, forced_move
 from ..game import Game
 from ..moves import Move
 
-KINDS = ("token", "pass", "ask", "draw", "chip")  # the moves that leave nothing to choose
 PAUSE = 2.0  # seconds the table shows what is about to happen
 # Tests only: the pause in seconds (a browser test shortens it, then lengthens it to look).
 PAUSE_ENV = "RISTISEISKA_TEST_FORCED_PAUSE"
 log = logging.getLogger("ristiseiska.web")
+__all__ = ["KINDS", "PAUSE", "PAUSE_ENV", "ForcedMoves", "forced_move", "option", "pause_seconds"]
 
 Key = tuple[int, int, int]  # (deal index, ply, seat) of one forced decision
 
@@ -57,17 +58,6 @@ def pause_seconds() -> float:
             if 0 <= value <= 60:
                 return value
     return PAUSE
-
-
-def forced_move(g: Game) -> Move | None:
-    """The move to make for the player to move when it is their only one and has no choice in
-    it (never a card, a swap, a stop or a card to give)."""
-    if g.is_over():
-        return None
-    legal = g.legal_moves()
-    if len(legal) == 1 and legal[0].kind in KINDS:
-        return legal[0]
-    return None
 
 
 class ForcedMoves:
