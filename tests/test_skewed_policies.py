@@ -13,6 +13,7 @@ is ``tools/skewed_search.py`` (docs/variants.md, V11).
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -20,7 +21,7 @@ from hypothesis import strategies as st
 
 import skewed_kit as kit
 from ristiseiska.game import Game
-from ristiseiska.rules import preset
+from ristiseiska.rules import Rules, preset
 from test_jokers_stuck import stuck_position
 
 
@@ -90,3 +91,26 @@ def test_a_policy_only_ever_plays_legal_moves() -> None:
             g = kit.play(policy, r, kit.players_for(r, 0), rng.randrange(1000),
                          every_action=False)
             assert g.is_over()
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(policy=st.sampled_from(sorted(kit.POLICIES)), seed=st.integers(0, 2**32 - 1),
+       k=st.integers(0, 6), stall=st.integers(1, 6), jokers=st.integers(0, 2),
+       options=st.fixed_dictionaries({
+           "failure": st.sampled_from(["token", "ask", "pass", "chip"]),
+           "order": st.sampled_from(["low-first", "high-first", "both"]),
+           "extra_move": st.booleans(),
+           "multi_play": st.booleans(),
+           "first_round_pass": st.booleans(),
+           "end": st.sampled_from(["first-out", "last-left"]),
+           "card_values": st.sampled_from(["ace14", "ace1", "one"]),
+       }))
+def test_house_rule_combinations_under_skewed_play(policy: str, seed: int, k: int, stall: int,
+                                                   jokers: int, options: dict[str, Any]
+                                                   ) -> None:
+    # test_properties.py's house-rule combinations with a small turn cap, and jokers where
+    # the failure rule allows them
+    if options["failure"] == "ask":
+        options = {**options, "jokers": jokers}
+    r = Rules(stall_turns=stall, **options)
+    kit.play(policy, r, kit.players_for(r, k), seed)

@@ -27,6 +27,7 @@ PAUSE = 0.3
 def client(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[TestClient]:
     monkeypatch.setenv(forcedmod.PAUSE_ENV, str(PAUSE))
     with TestClient(app_for(f"sqlite+aiosqlite:///{tmp_path / 'f.db'}")) as c:
+        c.db_url = f"sqlite+aiosqlite:///{tmp_path / 'f.db'}"  # type: ignore[attr-defined]
         yield c
 
 
@@ -96,6 +97,13 @@ def test_the_token_is_taken_for_the_person_after_the_pause(client: TestClient,
             after["view"]["history"]) > ply
     t = live(client, tid)
     assert (0, ply) in t.forced.marks
+    # the mark is stored: a server started afresh on the same database says the same
+    with TestClient(app_for(client.db_url)) as again, \
+            again.websocket_connect(f"/ws/{tid}") as ws:  # type: ignore[attr-defined]
+        ws.send_json({"type": "lang", "lang": lang})
+        st = joined(ws, 0, token)
+        assert st["view"]["history"][ply] == {"seat": 0, "type": "token", "auto": True}
+        assert st["log"][ply].endswith(want)
 
 
 def test_a_player_who_moves_first_is_not_marked_and_the_option_off_waits(

@@ -120,9 +120,8 @@ async def test_a_jokerit_deal_nobody_can_finish_ends_at_once_and_the_pass_is_mad
     assert g.to_move == 0 and forced_move(g) is not None and forced_move(g).text() == "pass"
     assert not g.is_over()
     for page in (anna, ville):  # the pages have caught up with the moves
-        await page.wait_for_function(
-            f"document.querySelectorAll('[data-testid=log] li').length >= {len(line) - 2}",
-            timeout=20000)
+        await page.locator("[data-testid=log] li").nth(len(line) - 3).wait_for(
+            state="attached", timeout=20000)
     # Anna's only move is to pass: with a short pause the server makes it for her
     t.forced.pause = 1.5
     seeded.run(_rebroadcast(t))

@@ -33,6 +33,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--lang", choices=("fi", "en"), default=None, help="language (default fi)")
     p.add_argument("--open", action="store_true", help="open cards: teaching mode showing every hand and the bots' choices")
     p.add_argument("--pace", type=float, default=None, metavar="SECONDS", help="pause between bot moves (default 0.6)")
+    p.add_argument("--manual-forced", action="store_true",
+                   help="make forced moves (token, pass, ask, draw, chip) yourself; by default the game makes them for you after a short pause")
     p.add_argument("--quick", action="store_true", help="skip the set-up screen")
     p.add_argument("--resume", action="store_true", help="continue the match saved when you last quit")
     p.add_argument("--data-dir", metavar="DIR", help="where saved games and records go (default: the user data directory)")
@@ -85,7 +87,8 @@ def settings_from_args(args: argparse.Namespace) -> dict[str, object]:
         raise CliError("--pace cannot be negative")
     d = default_settings(rules=rules, preset_value=preset_value, players=players, bots=bots,
                          name=args.name, seed=args.seed, lang=lang, open_cards=args.open,
-                         pace=args.pace, deals=args.deals, rules_file=rules_file)
+                         pace=args.pace, deals=args.deals, rules_file=rules_file,
+                         auto_forced=not args.manual_forced)
     if args.target is not None and not args.rules:
         # The set-up screen has no target field: offer the changed rules as their own choice.
         d["rules_file"] = f"{rules.name} (--target {args.target})"

@@ -118,6 +118,17 @@ class TimeoutRow(Base):
     ply: Mapped[int] = mapped_column(Integer, primary_key=True)
 
 
+class ForcedRow(Base):
+    """A forced move the server made for a person after the pause (web/forced.py, issue 52;
+    its history event is marked ``"auto": true``). A table of its own: ``create_all`` adds it
+    to an older database."""
+
+    __tablename__ = "rs_forced_moves"
+    table_id: Mapped[str] = mapped_column(ForeignKey("rs_tables.id"), primary_key=True)
+    deal: Mapped[int] = mapped_column(Integer, primary_key=True)
+    ply: Mapped[int] = mapped_column(Integer, primary_key=True)
+
+
 @dataclass
 class StoredTable:
     """Everything stored about one table, enough to rebuild it."""
@@ -133,6 +144,7 @@ class StoredTable:
     standins: list[int] = field(default_factory=list)  # seats a stand-in bot plays
     clock: dict[str, Any] | None = None  # the turn clock's state (rs_clock)
     timeouts: list[tuple[int, int]] = field(default_factory=list)  # (deal, ply) by the clock
+    forced: list[tuple[int, int]] = field(default_factory=list)  # (deal, ply) made for a person
 
 
 class StoreError(Exception):
@@ -849,6 +861,13 @@ class Store:
         async with self._write(), self.engine.begin() as conn:
             await conn.execute(stmt.on_conflict_do_nothing())
 
+    async def add_forced(self, table_id: str, deal: int, ply: int) -> None:
+        """Note that move ``ply`` of ``deal`` was a forced move made for a person (kept once)."""
+        dialect = postgresql if self.engine.dialect.name == "postgresql" else sqlite_dialect
+        stmt = dialect.insert(ForcedRow).values(table_id=table_id, deal=deal, ply=ply)
+        async with self._write(), self.engine.begin() as conn:
+            await conn.execute(stmt.on_conflict_do_nothing())
+
     async def load(self, table_id: str) -> StoredTable | None:
         try:
             self.verify()  # a table read from a file that was replaced is not the table
@@ -880,6 +899,9 @@ class Store:
             q2 = (select(TimeoutRow).where(TimeoutRow.table_id == table_id)
                   .order_by(TimeoutRow.deal, TimeoutRow.ply))
             st.timeouts = [(r.deal, r.ply) for r in await s.scalars(q2)]
+            q3 = (select(ForcedRow).where(ForcedRow.table_id == table_id)
+                  .order_by(ForcedRow.deal, ForcedRow.ply))
+            st.forced = [(r.deal, r.ply) for r in await s.scalars(q3)]
             return st
 
     async def open_tables(self, since: float, limit: int, known: frozenset[str] = frozenset()

@@ -34,6 +34,7 @@ from textual.widgets import (
 )
 from textual.widgets.option_list import Option
 
+from ..forced import forced_move
 from ..i18n import describe_move, t, tn
 from ..moves import Move
 from ..rules import Rules, RulesError, preset, preset_description, preset_names
@@ -63,6 +64,7 @@ from .widgets import (
 # Below this many lines the game screen is "short" (80x24 and such): one-line cards in the
 # hand, one-line buttons, a smaller log, so that the whole table stays on the screen.
 SHORT = 32
+FORCED_PAUSE = 1.5  # seconds the status line shows a forced move before it is made (issue 52)
 
 # Words typed on the input line that are commands, not moves (Finnish and English).
 COMMANDS = {
@@ -383,6 +385,8 @@ class SetupScreen(Screen[None]):
                              allow_blank=False, id="lang", compact=True)
             yield Checkbox(t("tui.setup.open", lang), value=bool(d.get("open_cards")), id="open",
                            compact=True)
+            yield Checkbox(t("forced.lobby.label", lang), value=d.get("auto_forced", True) is not False,
+                           id="auto-forced", compact=True, tooltip=t("forced.lobby.help", lang))
             yield Static("", id="setup-error")
             yield Button(t("tui.setup.start", lang), id="start", variant="success")
         yield Footer()
@@ -409,6 +413,7 @@ class SetupScreen(Screen[None]):
                      for b in self.query_one("#bots", Input).value.split(",") if b.strip()]
         d["deals"] = self.query_one("#deals", Input).value.strip() or None
         d["open_cards"] = self.query_one("#open", Checkbox).value
+        d["auto_forced"] = self.query_one("#auto-forced", Checkbox).value
         app = self.app
         assert isinstance(app, PlayApp)
         app.set_language(d["lang"])
@@ -484,7 +489,8 @@ class SetupScreen(Screen[None]):
         return Setup(rules=rules, players=players, bots=bots,
                      name=self.query_one("#name", Input).value.strip(), seed=d.get("seed"),
                      lang=lang, open_cards=self.query_one("#open", Checkbox).value,
-                     pace=d.get("pace", 0.6))
+                     pace=d.get("pace", 0.6),
+                     auto_forced=self.query_one("#auto-forced", Checkbox).value)
 
 
 # --- the game ---------------------------------------------------------------------------------------
@@ -517,6 +523,9 @@ class GameScreen(Screen[None]):
         self._deal_shown = -1
         self._status_kind = ""
         self._button_gen = 0
+        # a forced move waiting to be made for the person (issue 52): (moves so far, timer)
+        self._forced: tuple[int, Any] | None = None
+        self.forced_pause = FORCED_PAUSE
 
     def compose(self) -> ComposeResult:
         yield SafeHeader()
@@ -562,6 +571,32 @@ class GameScreen(Screen[None]):
         self._draw_actions(view)
         if self._status_kind != "error" and self._status_kind != "hint":
             self.set_status(self._prompt(view), "")
+        self._schedule_forced()
+
+    def _schedule_forced(self) -> None:
+        """A person whose only move is forced (token, pass, ask, draw, chip) gets it made for
+        them after a pause the status line announces (``Setup.auto_forced``, issue 52)."""
+        s = self.session
+        if not s.setup.auto_forced or not s.human_to_move or forced_move(s.game) is None:
+            return
+        n = len(s.game.moves)
+        if self._forced is not None and self._forced[0] == n:
+            return
+        if self._forced is not None:
+            self._forced[1].stop()
+        self._forced = (n, self.set_timer(self.forced_pause, lambda: self._forced_fire(n)))
+
+    def _forced_fire(self, n: int) -> None:
+        s = self.session
+        self._forced = None
+        if len(s.game.moves) != n or not s.human_to_move or s.deal_over:
+            return  # the person moved meanwhile
+        move = forced_move(s.game)
+        if move is None or not s.setup.auto_forced:
+            return
+        s.apply(move, auto=True)
+        self._status_kind = ""
+        self.after_move()
 
     def on_resize(self) -> None:
         self._fit_hand()
@@ -612,6 +647,9 @@ class GameScreen(Screen[None]):
         if view.phase == "more":
             return t("tui.prompt.more_multi" if s.rules.multi_play else "tui.prompt.more", lang)
         if not cards and others:
+            move = forced_move(s.game)
+            if s.setup.auto_forced and move is not None:  # made for the person in a moment
+                return f"{t(f'forced.notice.{move.kind}', lang)} {t('forced.notice.soon', lang)}"
             return t("tui.prompt.forced", lang, move=describe_move(others[0], lang))
         if others:
             return t("tui.prompt.choice", lang, move=describe_move(others[0], lang))
@@ -927,7 +965,8 @@ class PlayApp(App[Any]):
             d = self.defaults
             self.start(Setup(rules=d["rules"], players=d["players"], bots=d["bots"],
                              name=d.get("name", ""), seed=d.get("seed"), lang=d["lang"],
-                             open_cards=d.get("open_cards", False), pace=d.get("pace", 0.6)))
+                             open_cards=d.get("open_cards", False), pace=d.get("pace", 0.6),
+                             auto_forced=d.get("auto_forced", True) is not False))
         else:
             self.push_screen(SetupScreen(self.defaults))
 
@@ -1009,6 +1048,7 @@ def default_settings(**over: Any) -> dict[str, Any]:
         "lang": "fi",
         "open_cards": False,
         "pace": 0.6,
+        "auto_forced": True,
         "deals": None,
         "rules_file": None,
     }

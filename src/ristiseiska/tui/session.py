@@ -20,6 +20,7 @@ finished deal, and saves the whole match after every move so that ``--resume`` c
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import random
@@ -80,6 +81,7 @@ class Setup:
     lang: str = "fi"
     open_cards: bool = False
     pace: float = 0.6
+    auto_forced: bool = True  # a forced move is made for the person after a pause (issue 52)
 
     def __post_init__(self) -> None:
         self.rules.check_players(self.players)
@@ -122,6 +124,7 @@ class Setup:
             "lang": self.lang,
             "open_cards": self.open_cards,
             "pace": self.pace,
+            "auto_forced": self.auto_forced,
         }
 
     @classmethod
@@ -139,7 +142,8 @@ class Setup:
             rules = rules.replace(name=base.name if rules == base else base.name + "+house")
         return cls(rules=rules, players=int(d["players"]), bots=list(d["bots"]),
                    name=str(d.get("name", "")), seed=int(d["seed"]), lang=str(d.get("lang", "fi")),
-                   open_cards=bool(d.get("open_cards", False)), pace=float(d.get("pace", 0.6)))
+                   open_cards=bool(d.get("open_cards", False)), pace=float(d.get("pace", 0.6)),
+                   auto_forced=d.get("auto_forced", True) is not False)
 
 
 # --- bots and hints ----------------------------------------------------------------------------
@@ -332,9 +336,10 @@ class Session:
             return _t("tui.error.must_give", self.lang)
         return _t("tui.error.illegal", self.lang, reason=reason)
 
-    def apply(self, move: Move) -> list[LogLine]:
+    def apply(self, move: Move, auto: bool = False) -> list[LogLine]:
         """Apply a move of the player to move; return the new log lines. Raises ``ValueError``
-        (translated) for an illegal move, leaving everything unchanged."""
+        (translated) for an illegal move, leaving everything unchanged. ``auto``: a forced move
+        the game made for the person (its log line says so)."""
         g = self.game
         before = len(g.events)
         try:
@@ -342,6 +347,9 @@ class Session:
         except IllegalMoveError as e:
             raise ValueError(self.explain(str(move), str(e))) from None
         lines = [self._describe(e, before + k + 1) for k, e in enumerate(g.events[before:])]
+        if auto and lines:
+            lines[0] = dataclasses.replace(
+                lines[0], text=f"{lines[0].text} {_t('forced.log.auto_you', self.lang)}")
         if g.is_over():
             lines += self._finish_deal()
         self.log.extend(lines)

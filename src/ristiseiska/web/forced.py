@@ -14,9 +14,8 @@ themselves. Bots and stand-ins move as before (web/tables.py's bot driver).
 
 Timing as the turn clock's (web/clock.py): one ``loop.call_later`` handle per table, armed at
 every broadcast for the position shown; the move is made under the table's lock and only if
-the position is still the one the pause was for. The marks live in memory; after a restart
-they are derived again: with the option on, every forced move of a friend seat counts as made
-for the player (:meth:`ForcedMoves.replayed`).
+the position is still the one the pause was for. The marks are stored (``rs_forced_moves``,
+like the clock's timeouts) and come back after a restart.
 """
 
 from __future__ import annotations
@@ -28,14 +27,13 @@ import os
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..game import Game
-from ..moves import Move
+from ..forced import KINDS, forced_move
 
-KINDS = ("token", "pass", "ask", "draw", "chip")  # the moves that leave nothing to choose
 PAUSE = 2.0  # seconds the table shows what is about to happen
 # Tests only: the pause in seconds (a browser test shortens it, then lengthens it to look).
 PAUSE_ENV = "RISTISEISKA_TEST_FORCED_PAUSE"
 log = logging.getLogger("ristiseiska.web")
+__all__ = ["KINDS", "PAUSE", "PAUSE_ENV", "ForcedMoves", "forced_move", "option", "pause_seconds"]
 
 Key = tuple[int, int, int]  # (deal index, ply, seat) of one forced decision
 
@@ -57,17 +55,6 @@ def pause_seconds() -> float:
             if 0 <= value <= 60:
                 return value
     return PAUSE
-
-
-def forced_move(g: Game) -> Move | None:
-    """The move to make for the player to move when it is their only one and has no choice in
-    it (never a card, a swap, a stop or a card to give)."""
-    if g.is_over():
-        return None
-    legal = g.legal_moves()
-    if len(legal) == 1 and legal[0].kind in KINDS:
-        return legal[0]
-    return None
 
 
 class ForcedMoves:
@@ -96,11 +83,6 @@ class ForcedMoves:
         if g is None or forced_move(g) is None or not self._person(g.to_move):
             return None
         return (len(t.games) - 1, len(g.moves), g.to_move)
-
-    def replayed(self, deal: int, g: Game, move: Move) -> None:
-        """A stored move about to be pushed again after a restart: mark it if it was forced."""
-        if self.enabled and forced_move(g) == move and self.t.seats[g.to_move].kind == "friend":
-            self.marks.add((deal, len(g.moves)))
 
     def mark(self, deal: int, events: list[dict[str, Any]], start: int) -> None:
         """Mark the events from ``start`` on that were made for the player (event = ply)."""
@@ -166,6 +148,13 @@ class ForcedMoves:
                 except BaseException:
                     self.marks.discard((key[0], key[1]))
                     raise
+                add = getattr(t.store, "add_forced", None)
+                if add is not None:
+                    try:
+                        await add(t.id, key[0], key[1])
+                    except Exception as e:  # noqa: BLE001 - the move stands; only its mark is lost
+                        log.warning("table %s: the forced move's mark could not be saved: %s",
+                                    t.id, e)
             t.kick()  # the next seat may be a bot
         except Exception as e:  # noqa: BLE001 - a store refusal: try again after a pause
             log.warning("table %s: the forced move failed (%s); trying again", t.id, e)

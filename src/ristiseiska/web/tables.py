@@ -213,9 +213,7 @@ class LiveTable:
         for d in range(st.deals):
             g = t.match.new_deal()
             for text in st.moves.get(d, []):
-                move = g.parse_move(text)
-                t.forced.replayed(d, g, move)
-                g.push(move)
+                g.push(g.parse_move(text))
             t.games.append(g)
             if g.result is not None:
                 t.match.add_result(g.result)
@@ -228,6 +226,7 @@ class LiveTable:
             if 0 <= seat < t.n and t.seats[seat].kind == "friend":
                 t.seats[seat].standin = True
         t.clock.restore(st.clock, st.timeouts)
+        t.forced.marks = {(int(d), int(p)) for d, p in getattr(st, "forced", [])}
         return t
 
     @property
