@@ -108,16 +108,25 @@ def warm_kernel(neural: bool = False, lang: str = "en", say: Any = None,
     """Compile (or load from the disk cache) the numba kernel in this process, and with
     ``neural`` the network's environment too, so that worker processes started afterwards load
     it from the disk cache. A wait over ``first`` seconds prints a line on standard error and
-    another every ``every`` seconds, then one when it is ready: never a silent minute. The
-    seconds it took (0 without numba)."""
+    another every ``every`` seconds, then one when it is ready: never a silent minute (on a
+    terminal the line is rewritten in place). ``say`` takes the lines instead. The seconds it
+    took (0 without numba)."""
     import sys
     import threading
     import time
 
     texts = WARMING.get(lang, WARMING["en"])
-    if say is None:
-        def say(line: str) -> None:
+    tty = say is None and sys.stderr.isatty()
+
+    def emit(line: str, last: bool = False) -> None:
+        if say is not None:
+            say(line)
+        elif tty:  # on a terminal one line, rewritten
+            sys.stderr.write("\r" + line + "\x1b[K" + ("\n" if last else ""))
+            sys.stderr.flush()
+        else:
             print(line, file=sys.stderr, flush=True)
+
     done = threading.Event()
     spoke: list[bool] = []
     start = time.perf_counter()
@@ -125,9 +134,9 @@ def warm_kernel(neural: bool = False, lang: str = "en", say: Any = None,
     def ticker() -> None:
         wait = first
         while not done.wait(wait):
-            say(texts["wait"].format(s=int(time.perf_counter() - start)))
+            emit(texts["wait"].format(s=int(time.perf_counter() - start)))
             spoke.append(True)
-            wait = every
+            wait = min(every, 1.0) if tty else every  # a line in place can count each second
 
     thread = threading.Thread(target=ticker, daemon=True, name="ristiseiska-warm")
     thread.start()
@@ -140,5 +149,5 @@ def warm_kernel(neural: bool = False, lang: str = "en", say: Any = None,
         thread.join()
     took = time.perf_counter() - start
     if spoke:
-        say(texts["ready"].format(s=f"{took:.0f}"))
+        emit(texts["ready"].format(s=f"{took:.0f}"), last=True)
     return took
