@@ -116,6 +116,24 @@ async def test_the_score_sheet_beside_the_table_shows_every_players_column(
     assert await page.locator(".sheet-scroll").evaluate("e => e.scrollWidth <= e.clientWidth + 1")
 
 
+async def test_on_a_phone_the_board_uses_the_height_with_bigger_cards(
+        live_server: LiveServer, browser: Any) -> None:
+    page, _tid = await seated(browser, live_server, PHONE)
+    await page.wait_for_selector("[data-testid=board] [data-card]")
+    widths = await page.locator("[data-testid=board] [data-card], [data-testid=board] [data-slot]").evaluate_all(
+        "els => els.map(e => e.getBoundingClientRect().width)")
+    assert min(widths) >= 40, min(widths)
+    # every board card is on screen, and no board card lies under the hand or the players
+    cards = await _boxes(page, "[data-testid=board] [data-card], [data-testid=board] [data-slot]")
+    hand = await page.locator("section.mine").bounding_box()
+    for c in cards:
+        assert c["x"] >= -0.5 and c["x"] + c["width"] <= PHONE["width"] + 0.5, c
+        assert c["y"] + c["height"] <= hand["y"] + 0.5, (c, hand)
+    for p in await _boxes(page, ".arena .player"):
+        for c in cards:
+            assert not _overlap(p, c), (p, c)
+
+
 # -- no emoji as an empty box ------------------------------------------------------------------
 # the pictographs a font without colour emoji draws as boxes (the suits ♣♦♥♠ are in every font)
 EMOJI = re.compile("[\U0001F000-\U0001FFFF\uFE0F\u2764\u263A]")
