@@ -90,3 +90,15 @@ async def test_it_fits_80_by_24() -> None:
         assert "Enter" in text(app, "#keys")
         head = app.query_one("#head", Static)
         assert head.region.height == 1 and len(text(app, "#head")) <= 80
+
+
+async def test_the_history_speaks_to_the_seat_in_the_second_person() -> None:
+    from ristiseiska.puzzles.present import position
+
+    p = next(p for p in shipped() if p["id"] == "wikipedia-21-83-55")
+    fi = position(p, "fi")["history"]
+    en = position(p, "en")["history"]
+    me = position(p, "fi")["names"][p["seat"]]
+    assert not any(line.startswith(me) for line in fi), fi  # not "Pelaaja 3 (sinä) pelasi"
+    assert any(line.startswith("Pelasit ") for line in fi), fi
+    assert any(line.startswith("You played ") for line in en), en

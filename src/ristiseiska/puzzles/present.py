@@ -41,7 +41,8 @@ def position(p: Mapping[str, Any], lang: str = "fi") -> dict[str, Any]:
     names = names_for(view.players, seat, lang)
     vd = view.to_dict()
     mark = view.rules.distinct_decks
-    history = [describe_event(ev, names, lang) for ev in view.history][-HISTORY_SHOWN:]
+    # the seat's own moves in the second person ("Pelasit ruutunelosen."), as in the games
+    history = [describe_event(ev, names, lang, seat) for ev in view.history][-HISTORY_SHOWN:]
     d = p["difficulty"]
     from ..rules import PRESETS
 
