@@ -42,7 +42,9 @@ def position(p: Mapping[str, Any], lang: str = "fi") -> dict[str, Any]:
     vd = view.to_dict()
     mark = view.rules.distinct_decks
     # the seat's own moves in the second person ("Pelasit ruutunelosen."), as in the games
-    history = [describe_event(ev, names, lang, seat) for ev in view.history][-HISTORY_SHOWN:]
+    # (plain names there: the seat's "(sinä)" would read as a row or an end in brackets)
+    plain = [t("core.player", lang, n=s + 1) for s in range(view.players)]
+    history = [describe_event(ev, plain, lang, seat) for ev in view.history][-HISTORY_SHOWN:]
     d = p["difficulty"]
     from ..rules import PRESETS
 
