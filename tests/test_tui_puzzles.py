@@ -90,3 +90,32 @@ async def test_it_fits_80_by_24() -> None:
         assert "Enter" in text(app, "#keys")
         head = app.query_one("#head", Static)
         assert head.region.height == 1 and len(text(app, "#head")) <= 80
+
+
+async def test_the_history_speaks_to_the_seat_in_the_second_person() -> None:
+    from ristiseiska.puzzles.present import position
+
+    p = next(p for p in shipped() if p["id"] == "wikipedia-21-83-55")
+    fi = position(p, "fi")["history"]
+    en = position(p, "en")["history"]
+    me = position(p, "fi")["names"][p["seat"]]
+    assert not any(line.startswith(me) for line in fi), fi  # not "Pelaaja 3 (sinä) pelasi"
+    assert any(line.startswith("Pelasit ") for line in fi), fi
+    assert any(line.startswith("You played ") for line in en), en
+    assert not any("(sinä)" in line or "(you)" in line for line in fi + en)
+    assert all(line.count("pelasi") + line.count("Pelasit") <= 1 for line in fi), fi
+
+
+@pytest.mark.parametrize("lang", ["fi", "en"])
+async def test_card_counts_break_between_players_at_80_columns(lang: str) -> None:
+    app = PuzzleApp(shipped(), lang=lang, seed=1)  # five players: the counts need two lines
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        board = app.query_one("#board", Static)
+        width = board.content_region.width
+        lines = str(board.render()).splitlines()
+        counts = [x for x in lines if ("korttia" in x or "cards" in x)
+                  and not x.startswith(("Viimeksi", "Last"))]
+        assert len(app.pos["names"]) == 5 and len(counts) >= 2
+        assert all(len(x) <= width for x in counts), (width, counts)
+        assert all(x.startswith(("Pelaaja", "Player")) for x in counts), counts

@@ -41,7 +41,10 @@ def position(p: Mapping[str, Any], lang: str = "fi") -> dict[str, Any]:
     names = names_for(view.players, seat, lang)
     vd = view.to_dict()
     mark = view.rules.distinct_decks
-    history = [describe_event(ev, names, lang) for ev in view.history][-HISTORY_SHOWN:]
+    # the seat's own moves in the second person ("Pelasit ruutunelosen."), as in the games
+    # (plain names there: the seat's "(sinä)" would read as a row or an end in brackets)
+    plain = [t("core.player", lang, n=s + 1) for s in range(view.players)]
+    history = [describe_event(ev, plain, lang, seat) for ev in view.history][-HISTORY_SHOWN:]
     d = p["difficulty"]
     from ..rules import PRESETS
 

@@ -31,8 +31,10 @@ def _rank(code: str) -> str:
     return code[1:].rstrip("+'")
 
 
-def board_text(pos: dict[str, Any], lang: str, full_history: bool = False) -> Text:
-    """The table, the card counts and the latest events as terminal text."""
+def board_text(pos: dict[str, Any], lang: str, full_history: bool = False,
+               width: int = 0) -> Text:
+    """The table, the card counts and the latest events as terminal text; ``width`` (the
+    widget's, when known) keeps each player's count whole on one line."""
     out = Text()
     for r in pos["rows"] or [{"suit": s, "cards": []} for s in range(4)]:
         suit = int(r["suit"])
@@ -45,7 +47,16 @@ def board_text(pos: dict[str, Any], lang: str, full_history: bool = False) -> Te
         mark = f" ({t('puzzles.token_here', lang)})" if pos["token_holder"] == s else ""
         # "Pelaaja 2: 5 korttia", never a bare number after a name
         counts.append(f"{name}: {cards_left_label(pos['hand_sizes'][s], lang)}{mark}")
-    out.append(t("puzzles.tui.counts", lang, counts=" · ".join(counts)) + "\n", style="cyan")
+    text = t("puzzles.tui.counts", lang, counts=" · ".join(counts))
+    if width > 0 and len(text) > width:  # break between players, never inside "5 korttia"
+        lines = [counts[0]]
+        for c in counts[1:]:
+            if len(lines[-1]) + 3 + len(c) <= width:
+                lines[-1] += " · " + c
+            else:
+                lines.append(c)
+        text = t("puzzles.tui.counts", lang, counts="\n".join(lines))
+    out.append(text + "\n", style="cyan")
     events = pos["history"] if full_history else pos["history"][-LAST_EVENTS:]
     if full_history:
         out.append(t("puzzles.history", lang, n=len(pos["history"])) + "\n", style="bold")
@@ -140,7 +151,8 @@ class PuzzleApp(App[None]):
             "puzzles.tui.header", self.lang, preset=pos["preset"], grade=pos["grade_text"],
             rating=pos["rating"], k=self.k + 1, total=len(self.items)))
         self.draw_stats()
-        self.query_one("#board", Static).update(board_text(pos, self.lang))
+        board = self.query_one("#board", Static)
+        board.update(board_text(pos, self.lang, width=board.content_region.width or self.size.width))
         self.query_one("#hand", Static).update(hand_text(pos, self.lang))
         self.query_one("#task", Static).update(pos["task"])
         moves = self.query_one("#moves", OptionList)
@@ -195,4 +207,6 @@ class PuzzleApp(App[None]):
         if self.pos is None:
             return
         self.full_history = not self.full_history
-        self.query_one("#board", Static).update(board_text(self.pos, self.lang, self.full_history))
+        board = self.query_one("#board", Static)
+        board.update(board_text(self.pos, self.lang, self.full_history,
+                                width=board.content_region.width or self.size.width))
