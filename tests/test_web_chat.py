@@ -292,6 +292,31 @@ def test_the_card_corpus_is_refused_and_table_talk_passes() -> None:
             assert card_mention(i18n.t(f"chat.phrase.{p.id}", lang)) is None, (p.id, lang)
 
 
+def test_the_issues_live_examples_never_reach_the_table(srv: Server) -> None:
+    """Issue 46: the six texts that reached the other player and the spectators at a live
+    table are refused to the sender alone; a friendly line still goes through."""
+    tid, tokens = srv.table(chat_text=True)
+
+    async def go() -> None:
+        a = await _peer(srv, tid, 0, tokens[0])
+        b = await _peer(srv, tid, 1, tokens[1])
+        spy = await _peer(srv, tid)
+        for text in ("Q of hearts", "risti kutonen", "❤7", "С7", "hertta VII", "K pata"):
+            await a.send({"type": "chat", "text": text})
+            err = await a.until(lambda m: m["type"] == "error")
+            assert err["code"] == "chat-refused", (text, err)
+        await a.send({"type": "chat", "text": "hyvä peli, kiitos"})
+        got = await b.until(lambda m: m["type"] == "chat")
+        assert got["text"] == "hyvä peli, kiitos"
+        await spy.until(lambda m: m["type"] == "chat")
+        assert [m.get("text") for m in b.chats()] == ["hyvä peli, kiitos"]
+        assert [m.get("text") for m in spy.chats()] == ["hyvä peli, kiitos"]
+        for p in (a, b, spy):
+            await p.ws.close()
+
+    run(go())
+
+
 def test_free_text_is_never_allowed_where_strangers_sit(srv: Server) -> None:
     """Issue 46: an open table cannot be made with free text (400), a quick table never has
     it, and an open table stored with it before this rule refuses it anyway (chat-off); the

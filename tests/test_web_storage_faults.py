@@ -341,3 +341,56 @@ def test_damage_past_the_header_is_caught_before_the_next_ack_and_sound_writes_s
         await store.close()
 
     asyncio.run(go())
+
+
+def test_two_processes_on_one_file_vouch_for_their_checkpoints(tmp_path: Path) -> None:
+    """Several server processes share one SQLite file (``serve --processes``): each one's
+    checkpoints write the file, and the note in ``<file>.checkpoint`` spares the others a
+    check of every page after each; damage past the header is still caught by both."""
+    async def go() -> None:
+        db = tmp_path / "two.db"
+        a = Store(_url(db), shared=True)
+        await a.init()
+        b = Store(_url(db), shared=True)
+        await b.init()
+        for s, n in ((a, "a"), (b, "b")):
+            for t in range(4):
+                await s.create_table(f"{n}-table-{t:04d}", {"seats": [], "pad": "x" * 3000},
+                                     ["x", "y"])
+                await s.start_deal(f"{n}-table-{t:04d}", 0)
+        loop = asyncio.get_running_loop()
+        end, ply = loop.time() + 4.0, 0
+        while loop.time() < end:
+            await asyncio.gather(a.add_move("a-table-0000", 0, ply, 0, "C7"),
+                                 b.add_move("b-table-0000", 0, ply, 0, "C7"))
+            ply += 1
+            await asyncio.sleep(0.01)
+        assert a.fault is None and b.fault is None
+        for s in (a, b):  # no background checkpoint from here on (the test makes its own)
+            s._checkpoint_due = float("inf")
+            while s._checkpoint_busy:
+                await asyncio.sleep(0.01)
+        # a's checkpoint writes the file and notes it: b takes the change without a check
+        await b.add_move("b-table-0001", 0, 0, 0, "C7")
+        b.verify()
+        before = b.deep_checks
+        a._checkpoint_vouched(db)
+        b.verify()
+        assert b.deep_checks == before
+        # a write nobody vouched for (a checkpoint by someone else) is checked once, found sound
+        import sqlite3
+
+        await b.add_move("b-table-0001", 0, 1, 0, "C7")
+        other = sqlite3.connect(db)
+        other.execute("PRAGMA wal_checkpoint(PASSIVE)")
+        other.close()
+        b.verify()
+        assert b.deep_checks == before + 1 and b.fault is None
+        damage(db, "overwrite-after-header", tmp_path)
+        for s, n in ((a, "a"), (b, "b")):
+            with pytest.raises(StoreError, match="damaged"):
+                await s.add_move(f"{n}-table-0000", 0, ply, 0, "C8")
+        await a.close()
+        await b.close()
+
+    asyncio.run(go())

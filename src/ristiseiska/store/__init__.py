@@ -701,25 +701,25 @@ class Store:
             self.verify()
         except StorageFault:
             return
-        self._checkpointing += 1
+        self._checkpointing += 1  # until the file it left is noted (a look meanwhile waits)
         try:
             _checkpoint(path)
             st = os.stat(path)
+            if (st.st_dev, st.st_ino) != self._ident:
+                return  # not our file any more: the next look says so
+            self._stamp = (st.st_size, st.st_mtime_ns)
+            note = checkpoint_path(path)
+            tmp = note.with_name(f"{note.name}.{os.getpid()}.tmp")
+            try:
+                tmp.write_text(f"{st.st_ino} {st.st_size} {st.st_mtime_ns}\n", "ascii")
+                os.replace(tmp, note)
+            except OSError:
+                with contextlib.suppress(OSError):
+                    tmp.unlink()
         except OSError:
             return
         finally:
             self._checkpointing -= 1
-        if (st.st_dev, st.st_ino) != self._ident:
-            return  # not our file any more: the next look says so
-        self._stamp = (st.st_size, st.st_mtime_ns)
-        note = checkpoint_path(path)
-        tmp = note.with_name(f"{note.name}.{os.getpid()}.tmp")
-        try:
-            tmp.write_text(f"{st.st_ino} {st.st_size} {st.st_mtime_ns}\n", "ascii")
-            os.replace(tmp, note)
-        except OSError:
-            with contextlib.suppress(OSError):
-                tmp.unlink()
 
     async def _insert(self, rows: list[dict[str, Any]]) -> None:
         if self._direct is None:

@@ -274,8 +274,11 @@ def _names(folded: str, latin: str) -> tuple[str, str] | None:
                 "c", "d", "h", "s") and words[i + 1] in upper:
             return "notation", f"{w} {words[i + 1]}"
     # letters spaced out or run together: "r i s t i s e i s k a", "heartsseven"
+    keep = [i for i, ch in enumerate(folded) if "a" <= ch <= "z" or "0" <= ch <= "9"]
+    squeezed = "".join(folded[i] for i in keep)
+    at = {i: k for k, i in enumerate(keep)}  # a letter's place in the squeezed text
     for m in re.finditer(r"(?<![a-z0-9])[a-z0-9]", folded):
-        sq = re.sub(r"[^a-z0-9]", "", folded[m.start():m.start() + 80])
+        sq = squeezed[at[m.start()]:at[m.start()] + 60]
         for suit in _FI_SUITS:
             if sq.startswith(suit):
                 rest = sq[len(suit):]

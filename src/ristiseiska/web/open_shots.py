@@ -3,8 +3,9 @@
     python -m ristiseiska.web.open_shots            # docs/img/lobby-open-{fi,en}{,-phone}.jpeg
 
 A throwaway server (temporary SQLite database, loopback only) gets a few open tables — a host
-waiting for a friend, a quick table with two players, a game under way with a stand-in bot, a
-table with house rules and a clock setting where the server knows one — and headless Chromium
+waiting for a friend, a quick table with two players, a table with house rules and a clock
+setting where the server knows one; a quick table whose bots sat down is not listed (nobody
+joins a started match) — and headless Chromium
 photographs the lobby at 1366×657 and 390×844. A developer tool: it needs Playwright and
 Chromium, like ``web.shots``.
 """
@@ -28,7 +29,7 @@ def populate(base: str, app: Any) -> None:
     import time
 
     friend = {"kind": "friend"}
-    app.state.open_index.quick_wait = 0.5  # this one's bots sit down before the photo
+    app.state.open_index.quick_wait = 0.5  # this one's bots sit down: then it is not listed
     _post(f"{base}/api/quick", {"name": "Jussi"})
     time.sleep(1.5)
     t = _post(f"{base}/api/tables", {"open": True, "options": {"token_value": 30}, "seats": [

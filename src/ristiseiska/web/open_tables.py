@@ -1,7 +1,8 @@
 """Open tables and quick game (issue 20, point 5).
 
 - ``POST /api/tables`` takes ``"open": true`` (default false, :func:`option`): the table is
-  listed in the lobby while it has a free friend seat and its match has not finished.
+  listed in the lobby while it has a free friend seat and its match has not started (once it
+  has, nobody can take a seat in it: issue 46, web/tables.py ``LiveTable.claim``).
 - ``GET /api/tables?open=1&lang=fi&limit=50`` lists open tables, newest first, at most 50:
   the rules in words (in ``lang``), the preset, the players (names of taken seats, bots marked,
   the free seats), the turn clock (``config["clock"]``, null when the table has none) and
