@@ -303,6 +303,7 @@ def _subsequence(small: list[str], big: list[str]) -> bool:
     return all(x in it for x in small)
 
 
+@pytest.mark.quiet  # it times the recovery against 15 s: it needs the machine to itself
 def test_three_processes_behind_nginx_survive_a_kill_and_a_pause(pg_url: str,
                                                                  tmp_path: Path) -> None:
     env = dict(os.environ, HOME=str(tmp_path), XDG_DATA_HOME=str(tmp_path / "data"),

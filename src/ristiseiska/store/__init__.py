@@ -834,7 +834,7 @@ class Store:
             while not queue.empty() and len(batch) < 512:
                 batch.append(queue.get_nowait())
             try:
-                refused = await self._insert([row for row, _f in batch])
+                refused = await self._insert([row for row, _f in batch]) or set()
             except StorageFault as e:
                 self.tell_fault()
                 for _row, fut in batch:
@@ -843,7 +843,7 @@ class Store:
             except Exception:
                 for row, fut in batch:
                     try:
-                        alone = await self._insert([row])
+                        alone = await self._insert([row]) or set()
                     except Exception as e:  # noqa: BLE001 - handed to the waiting caller
                         if not fut.done():
                             fut.set_exception(e)
