@@ -112,6 +112,46 @@ def test_a_late_write_of_an_old_owner_is_refused(pg_url: str) -> None:
     asyncio.run(go())
 
 
+def test_a_takeover_does_not_wait_for_a_paused_owner_inside_its_transaction(pg_url: str) -> None:
+    """A process paused in the middle of a move's transaction holds the owner row's share
+    lock; PostgreSQL ends its idle session after 5 s, the takeover goes on, and the paused
+    transaction's commit fails (nothing of it is stored)."""
+    from sqlalchemy import select
+
+    from ristiseiska.store import OwnerRow, Store
+
+    async def go() -> None:
+        a, b = Store(pg_url), Store(pg_url)
+        await a.init()
+        await b.init()
+        try:
+            tid = f"pause{random.randrange(10**9):09d}"
+            await a.create_table(tid, {"seats": []}, ["x", "y"])
+            await a.take(tid)
+            locked = asyncio.Event()
+
+            async def paused_writer() -> None:
+                async with a.engine.begin() as conn:
+                    await conn.execute(select(OwnerRow.epoch).where(OwnerRow.table_id == tid)
+                                       .with_for_update(read=True))
+                    locked.set()
+                    await asyncio.sleep(8)  # paused, as by SIGSTOP, inside the transaction
+
+            writer = asyncio.create_task(paused_writer())
+            await locked.wait()
+            t0 = time.monotonic()
+            await b.take(tid)
+            took = time.monotonic() - t0
+            assert 3.0 < took < 8.0, took  # ended by the database, not by the writer waking
+            with pytest.raises(Exception):  # noqa: B017, PT011 - the session is gone
+                await writer
+        finally:
+            await a.close()
+            await b.close()
+
+    asyncio.run(go())
+
+
 def test_a_new_owner_knows_the_acknowledged_move_ids_and_the_old_one_stops(pg_url: str) -> None:
     """Two server processes (two apps) on one database: the second takes a table over. A move
     sent again with its id gets its ack again and is not played twice; the first process's

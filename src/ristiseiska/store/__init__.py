@@ -200,6 +200,9 @@ COMMIT_WINDOW = 0.025  # seconds; see Store._write_moves
 # Seconds between the move writer's checkpoints, at most (see Store._after_commit).
 CHECKPOINT_EVERY = 1.0
 
+# PostgreSQL: milliseconds a session may sit inside a transaction doing nothing (see Store).
+IDLE_IN_TRANSACTION_MS = 5000
+
 # What an acknowledged move survives (``serve --durability``; see :class:`Store`).
 DURABILITY: tuple[str, ...] = ("power-cut", "crash")
 
@@ -347,8 +350,15 @@ class Store:
         if self.url.startswith("sqlite"):
             # one writer; WAL makes each commit cheap while staying durable across a crash
             kwargs["connect_args"] = {"timeout": 30}
-        elif durability == "crash" and self.url.startswith("postgresql"):
-            kwargs["connect_args"] = {"options": "-c synchronous_commit=off"}
+        elif self.url.startswith("postgresql"):
+            # A process paused (or cut off) inside a transaction would hold its row locks
+            # (a table's owner row among them) for as long as it is paused: PostgreSQL ends
+            # such a session after IDLE_IN_TRANSACTION, so another process can take the
+            # table over; its late commit then fails and nothing of it is acknowledged.
+            options = f"-c idle_in_transaction_session_timeout={IDLE_IN_TRANSACTION_MS}"
+            if durability == "crash":
+                options += " -c synchronous_commit=off"
+            kwargs["connect_args"] = {"options": options}
         self.engine: AsyncEngine = create_async_engine(self.url, **kwargs)
         if self.url.startswith("sqlite"):
             @event.listens_for(self.engine.sync_engine, "connect")
@@ -767,6 +777,8 @@ class Store:
             set_={"owner": self.owner_id, "epoch": OwnerRow.epoch + 1, "taken": now}
         ).returning(OwnerRow.epoch)
         async with self._write(), self.engine.begin() as conn:
+            if self.engine.dialect.name == "postgresql":  # never wait for ever on a lock
+                await conn.exec_driver_sql("SET LOCAL lock_timeout = '10s'")
             return int((await conn.execute(stmt)).scalar_one())
 
     async def owners(self, table_ids: list[str]) -> dict[str, int]:
