@@ -969,7 +969,9 @@ class Tables:
         self.idle_seconds = idle_seconds
         self.seed_source = seed_source or fair.new_seed
         self.live: dict[str, LiveTable] = {}
-        self._loading = asyncio.Lock()
+        # one load at a time per table, many tables at once (a failover brings a process many
+        # tables together: loading them one by one kept the last waiting for seconds)
+        self._loading: dict[str, tuple[asyncio.Lock, list[int]]] = {}
         self._sweeper: asyncio.Task[None] | None = None
         self._gc_threshold: tuple[int, ...] | None = None  # Python's, while we serve
         # told of every table that comes into memory, made or loaded (web/open_tables.py)
@@ -992,32 +994,43 @@ class Tables:
             return t
         if not isinstance(table_id, str) or not 8 <= len(table_id) <= 64:
             raise ActionError("no-table", "no such table")
-        async with self._loading:
-            t = self.live.get(table_id)
-            if t is None or t.closed:
-                self._make_room()
-                epoch = None
-                try:
-                    if self.fencing:
-                        # take it over, then read it: every move its last owner stored is
-                        # seen, and none it tries to store from now on is
-                        epoch = await self.store.take(table_id)
-                    st = await self.store.load(table_id)
-                except IntegrityError:  # no such table to own
-                    st = None
-                except Exception as e:  # noqa: BLE001
-                    raise store_error(e, "the table could not be read") from e
-                if st is None:
-                    raise ActionError("no-table", "no such table")
-                try:
-                    t = LiveTable.from_stored(st, self.store, self.bot_delay)
-                    t.pool = self.pool
-                except Exception as e:  # e.g. stored moves an older engine accepted
-                    raise ActionError("broken-table",
-                                      f"this table cannot be restored: {e}") from e
-                self._own(t, epoch)
-                self.live[table_id] = t
-                self._tell_live(t, False)
+        lock, users = self._loading.setdefault(table_id, (asyncio.Lock(), [0]))
+        users[0] += 1
+        try:
+            async with lock:
+                return await self._load(table_id)
+        finally:
+            users[0] -= 1
+            if not users[0]:
+                del self._loading[table_id]
+
+    async def _load(self, table_id: str) -> LiveTable:
+        """The table from memory or, once, from the store (the caller holds its load lock)."""
+        t = self.live.get(table_id)
+        if t is None or t.closed:
+            self._make_room()
+            epoch = None
+            try:
+                if self.fencing:
+                    # take it over, then read it: every move its last owner stored is
+                    # seen, and none it tries to store from now on is
+                    epoch = await self.store.take(table_id)
+                st = await self.store.load(table_id)
+            except IntegrityError:  # no such table to own
+                st = None
+            except Exception as e:  # noqa: BLE001
+                raise store_error(e, "the table could not be read") from e
+            if st is None:
+                raise ActionError("no-table", "no such table")
+            try:
+                t = LiveTable.from_stored(st, self.store, self.bot_delay)
+                t.pool = self.pool
+            except Exception as e:  # e.g. stored moves an older engine accepted
+                raise ActionError("broken-table",
+                                  f"this table cannot be restored: {e}") from e
+            self._own(t, epoch)
+            self.live[table_id] = t
+            self._tell_live(t, False)
         return t
 
     @property
