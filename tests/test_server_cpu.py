@@ -353,7 +353,7 @@ def test_a_move_the_store_refused_never_shows_in_a_later_state() -> None:
         refuse = 0
         table: LiveTable | None = None
 
-        async def add_move(self, *_a: Any) -> None:
+        async def add_move(self, *_a: Any, **_k: Any) -> None:
             if self.refuse:
                 self.refuse -= 1
                 assert self.table is not None

@@ -139,6 +139,7 @@ def test_two_server_processes_share_one_database_and_lose_nothing(pg_url: str,
     tables (as a reverse proxy pinning tables by id would arrange); either one is killed with
     SIGKILL and restarted, and every acknowledged move of every table is still there."""
     import asyncio
+    import itertools
     import json
     import signal
     import sys
@@ -163,6 +164,8 @@ def test_two_server_processes_share_one_database_and_lose_nothing(pg_url: str,
         with urllib.request.urlopen(req, timeout=20) as r:
             return dict(json.loads(r.read()))
 
+    ids = itertools.count(1)
+
     async def play(url: str, tid: str, token: str, moves: int) -> list[Any]:
         """Make ``moves`` moves at seat 0; the history after the last ack."""
         async with websockets.connect(f"ws{url[4:]}ws/{tid}") as ws:
@@ -180,7 +183,9 @@ def test_two_server_processes_share_one_database_and_lose_nothing(pg_url: str,
                     return list(history)
                 if view["to_move"] == 0 and view["legal_moves"]:
                     made += 1
-                    await ws.send(json.dumps({"type": "move", "id": made,
+                    # ids are never reused: an acknowledged id is kept with its move, also
+                    # across a restart (a resent id is answered, not played again)
+                    await ws.send(json.dumps({"type": "move", "id": next(ids),
                                               "move": view["legal_moves"][0]}))
                     view = None
                     # the bot may answer before the ack comes (the ack waits for the commit):

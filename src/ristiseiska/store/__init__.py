@@ -25,6 +25,7 @@ import json
 import logging
 import os
 import secrets
+import socket
 import sqlite3
 import threading
 import time
@@ -33,7 +34,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import ForeignKey, Integer, String, Text, event, func, select
+from sqlalchemy import (
+    ForeignKey,
+    Integer,
+    String,
+    Text,
+    delete,
+    event,
+    func,
+    inspect,
+    select,
+    update,
+)
 from sqlalchemy import insert as sa_insert
 from sqlalchemy.dialects import postgresql
 from sqlalchemy.dialects import sqlite as sqlite_dialect
@@ -77,6 +89,12 @@ class MoveRow(Base):
     ply: Mapped[int] = mapped_column(Integer, primary_key=True)
     seat: Mapped[int] = mapped_column(Integer)
     move: Mapped[str] = mapped_column(String(32))
+    # the fencing number of the owner that wrote it (rs_owner); NULL where nobody holds
+    # tables (one process on SQLite) and in rows from before ownership was kept
+    epoch: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    # the player's move id (JSON), so that a move sent again after a failover is not played
+    # twice (the new owner knows what the old one acknowledged)
+    move_id: Mapped[str | None] = mapped_column(Text, nullable=True)
 
 
 class TableStateRow(Base):
@@ -98,6 +116,30 @@ class OpenRow(Base):
     __tablename__ = "rs_open"
     table_id: Mapped[str] = mapped_column(ForeignKey("rs_tables.id"), primary_key=True)
     created: Mapped[float] = mapped_column(index=True)
+class OwnerRow(Base):
+    """Which server process owns a table now (docs/web.md, *Several machines*): a
+    compare-and-set row whose ``epoch`` (a fencing number) grows by one at every takeover. A
+    move or a deal is stored only in a transaction that finds the row still at the writer's
+    epoch (PostgreSQL: under a share lock on the row, so a takeover waits for a write in
+    flight and a write after a takeover is refused)."""
+
+    __tablename__ = "rs_owner"
+    table_id: Mapped[str] = mapped_column(ForeignKey("rs_tables.id"), primary_key=True)
+    owner: Mapped[str] = mapped_column(String(128))
+    epoch: Mapped[int] = mapped_column(Integer)
+    taken: Mapped[float] = mapped_column()  # Unix time of the takeover
+
+
+class RateRow(Base):
+    """A per-address token bucket every server process shares (``serve --processes``, several
+    machines): ``key`` is the limit and the client address."""
+
+    __tablename__ = "rs_rates"
+    key: Mapped[str] = mapped_column(String(160), primary_key=True)
+    tokens: Mapped[float] = mapped_column()
+    at: Mapped[float] = mapped_column(index=True)  # Unix time of ``tokens``
+
+
 class ClockRow(Base):
     """The turn clock of a table (web/clock.py, issue 20): the turn it last timed, the time
     left on it then, each seat's timeouts in a row and the seats its stand-in keeps. A table
@@ -140,6 +182,7 @@ class StoredTable:
     token_hashes: dict[int, str | None] = field(default_factory=dict)
     deals: int = 0
     moves: dict[int, list[str]] = field(default_factory=dict)  # deal -> move texts in order
+    move_ids: list[tuple[int, str, str]] = field(default_factory=list)  # (seat, id JSON, move)
     started: bool = False  # the host started it early (rs_table_state)
     standins: list[int] = field(default_factory=list)  # seats a stand-in bot plays
     clock: dict[str, Any] | None = None  # the turn clock's state (rs_clock)
@@ -149,6 +192,11 @@ class StoredTable:
 
 class StoreError(Exception):
     """The database cannot be used; the message says why in one sentence."""
+
+
+class Fenced(StoreError):
+    """Another server process has taken the table over (its fencing number is newer): this
+    process's write was refused and its copy of the table is stale."""
 
 
 class StorageFault(StoreError):
@@ -168,8 +216,31 @@ COMMIT_WINDOW = 0.025  # seconds; see Store._write_moves
 # Seconds between the move writer's checkpoints, at most (see Store._after_commit).
 CHECKPOINT_EVERY = 1.0
 
+# PostgreSQL: milliseconds a session may sit inside a transaction doing nothing (see Store).
+IDLE_IN_TRANSACTION_MS = 5000
+
 # What an acknowledged move survives (``serve --durability``; see :class:`Store`).
 DURABILITY: tuple[str, ...] = ("power-cut", "crash")
+
+
+def _fence(rows: list[dict[str, Any]],
+           owners: Callable[[list[str]], dict[str, int]]) -> set[int]:
+    """The ``id()`` of the rows whose table is no longer at the row's epoch (``owners`` reads
+    the current epochs of the tables it is given, inside the writing transaction)."""
+    ids = sorted({r["table_id"] for r in rows if r.get("epoch") is not None})
+    if not ids:
+        return set()
+    now = owners(ids)
+    return {id(r) for r in rows if r.get("epoch") is not None and now.get(r["table_id"])
+            != r["epoch"]}
+
+
+def _settle(fut: asyncio.Future[None], row: dict[str, Any], refused: set[int]) -> None:
+    if id(row) in refused:
+        fut.set_exception(Fenced(f"table {row['table_id']} was taken over by another server "
+                                 "process"))
+    else:
+        fut.set_result(None)
 
 
 def ledger_path(path: Path) -> Path:
@@ -273,6 +344,15 @@ def _checkpoint(path: Path) -> None:
         conn.close()
 
 
+def _add_columns(conn: Any) -> None:
+    """Columns later versions added to an existing table (``create_all`` adds only tables)."""
+    have = {c["name"] for c in inspect(conn).get_columns("rs_moves")}
+    if "epoch" not in have:
+        conn.exec_driver_sql("ALTER TABLE rs_moves ADD COLUMN epoch INTEGER")
+    if "move_id" not in have:
+        conn.exec_driver_sql("ALTER TABLE rs_moves ADD COLUMN move_id TEXT")
+
+
 class Store:
     """The repository the web app uses. Every write is committed before it returns."""
 
@@ -301,8 +381,15 @@ class Store:
         if self.url.startswith("sqlite"):
             # one writer; WAL makes each commit cheap while staying durable across a crash
             kwargs["connect_args"] = {"timeout": 30}
-        elif durability == "crash" and self.url.startswith("postgresql"):
-            kwargs["connect_args"] = {"options": "-c synchronous_commit=off"}
+        elif self.url.startswith("postgresql"):
+            # A process paused (or cut off) inside a transaction would hold its row locks
+            # (a table's owner row among them) for as long as it is paused: PostgreSQL ends
+            # such a session after IDLE_IN_TRANSACTION, so another process can take the
+            # table over; its late commit then fails and nothing of it is acknowledged.
+            options = f"-c idle_in_transaction_session_timeout={IDLE_IN_TRANSACTION_MS}"
+            if durability == "crash":
+                options += " -c synchronous_commit=off"
+            kwargs["connect_args"] = {"options": options}
         self.engine: AsyncEngine = create_async_engine(self.url, **kwargs)
         if self.url.startswith("sqlite"):
             @event.listens_for(self.engine.sync_engine, "connect")
@@ -355,6 +442,10 @@ class Store:
         self.on_fault: list[Callable[[str], None]] = []  # told once, on the event loop
         self._told = False
         self.notices: list[str] = []  # what the operator should read at start-up
+        # Several processes (or machines) may load one table: each table then has an owner
+        # (rs_owner) and every move and deal is written under its fencing number.
+        self.fencing = shared or self.url.startswith("postgresql")
+        self.owner_id = f"{socket.gethostname()[:64]}:{os.getpid()}:{secrets.token_hex(4)}"
 
     async def init(self) -> None:
         """Create the tables, and for a SQLite file: check it against its ledger (a database
@@ -363,6 +454,7 @@ class Store:
         existed = self.file is not None and self.file.exists()
         async with self.engine.begin() as conn:
             await conn.run_sync(Base.metadata.create_all)
+            await conn.run_sync(_add_columns)
         if self.file is not None:
             await self._arm(existed)
 
@@ -597,6 +689,7 @@ class Store:
         try:
             async with self.engine.begin() as conn:
                 await conn.run_sync(Base.metadata.create_all)
+                await conn.run_sync(_add_columns)
             async with self.engine.begin() as conn:
                 if path is not None:
                     rows = (await conn.exec_driver_sql("PRAGMA quick_check")).all()
@@ -638,8 +731,9 @@ class Store:
             self._direct_conn.close()
             self._direct_conn = None
 
-    def _insert_direct(self, rows: list[dict[str, Any]]) -> None:
-        """Insert moves in one transaction on the writer thread's own SQLite connection."""
+    def _insert_direct(self, rows: list[dict[str, Any]]) -> set[int]:
+        """Insert moves in one transaction on the writer thread's own SQLite connection;
+        returns the ``id()`` of the rows refused by their table's fencing number."""
         if self._direct_conn is None:
             assert self._direct is not None
             conn = sqlite3.connect(self._direct, timeout=30, isolation_level=None,
@@ -654,8 +748,13 @@ class Store:
         try:
             conn.execute("BEGIN IMMEDIATE")
             try:
-                conn.executemany("INSERT INTO rs_moves (table_id, deal, ply, seat, move) "
-                                 "VALUES (:table_id, :deal, :ply, :seat, :move)", rows)
+                refused = _fence(rows, lambda ids: dict(conn.execute(
+                    f"SELECT table_id, epoch FROM rs_owner WHERE table_id IN "
+                    f"({','.join('?' * len(ids))})", ids).fetchall()))
+                conn.executemany("INSERT INTO rs_moves (table_id, deal, ply, seat, move, epoch, "
+                                 "move_id) VALUES (:table_id, :deal, :ply, :seat, :move, :epoch, "
+                                 ":move_id)",
+                                 [r for r in rows if id(r) not in refused])
             except BaseException:
                 if conn.in_transaction:
                     conn.execute("ROLLBACK")
@@ -668,6 +767,7 @@ class Store:
             raise
         self.verify()  # committed, but into the file the server opened? (else: no ack)
         self._after_commit()
+        return refused
 
     def _after_commit(self) -> None:
         now = time.monotonic()
@@ -721,17 +821,31 @@ class Store:
         finally:
             self._checkpointing -= 1
 
-    async def _insert(self, rows: list[dict[str, Any]]) -> None:
+    async def _insert(self, rows: list[dict[str, Any]]) -> set[int]:
+        """Insert moves in one transaction; the ``id()`` of the rows refused by fencing."""
         if self._direct is None:
             async with self._write(), self.engine.begin() as conn:
-                await conn.execute(sa_insert(MoveRow), rows)
-            return
+                async def owners(ids: list[str]) -> dict[str, int]:
+                    # FOR SHARE: a takeover (an UPDATE of the row) waits for this commit,
+                    # and this waits for a takeover in flight, then sees its new epoch
+                    q = (select(OwnerRow.table_id, OwnerRow.epoch)
+                         .where(OwnerRow.table_id.in_(ids)).with_for_update(read=True))
+                    return {str(t): int(e) for t, e in (await conn.execute(q)).all()}
+                refused: set[int] = set()
+                ids = sorted({r["table_id"] for r in rows if r.get("epoch") is not None})
+                if ids:
+                    found = await owners(ids)
+                    refused = _fence(rows, lambda _ids: found)
+                kept = [r for r in rows if id(r) not in refused]
+                if kept:
+                    await conn.execute(sa_insert(MoveRow), kept)
+            return refused
         if self._executor is None:
             self._executor = concurrent.futures.ThreadPoolExecutor(
                 1, thread_name_prefix="ristiseiska-moves")
         w = self._writer  # it runs this: its loop is the running one (asked: a syscall on 3.11)
         loop = w.get_loop() if w is not None else asyncio.get_running_loop()
-        await loop.run_in_executor(self._executor, self._insert_direct, rows)
+        return await loop.run_in_executor(self._executor, self._insert_direct, rows)
 
     async def create_table(self, table_id: str, config: dict[str, Any], names: list[str]) -> None:
         count = 0
@@ -774,15 +888,74 @@ class Store:
                 if row is not None and row.token_hash is None:
                     row.name = name
 
-    async def start_deal(self, table_id: str, deal: int) -> None:
+    async def start_deal(self, table_id: str, deal: int, epoch: int | None = None) -> None:
         async with self._write(), self.session() as s, s.begin():
+            if epoch is not None:
+                q = (select(OwnerRow.epoch).where(OwnerRow.table_id == table_id)
+                     .with_for_update(read=True))
+                if (await s.scalar(q)) != epoch:
+                    raise Fenced(f"table {table_id} was taken over by another server process")
             s.add(DealRow(table_id=table_id, deal=deal, started=time.time()))
 
-    async def add_move(self, table_id: str, deal: int, ply: int, seat: int, move: str) -> None:
+    # -- owners (several processes or machines; docs/web.md) -------------------------------
+    async def take(self, table_id: str) -> int:
+        """Make this process the table's owner: one atomic upsert that raises the fencing
+        number by one (1 for a table nobody owned). Every write of the previous owner that
+        committed before it is seen by a load after it; every later one is refused."""
+        dialect = postgresql if self.engine.dialect.name == "postgresql" else sqlite_dialect
+        now = time.time()
+        stmt = dialect.insert(OwnerRow).values(table_id=table_id, owner=self.owner_id,
+                                               epoch=1, taken=now)
+        stmt = stmt.on_conflict_do_update(
+            index_elements=["table_id"],
+            set_={"owner": self.owner_id, "epoch": OwnerRow.epoch + 1, "taken": now}
+        ).returning(OwnerRow.epoch)
+        async with self._write(), self.engine.begin() as conn:
+            if self.engine.dialect.name == "postgresql":  # never wait for ever on a lock
+                await conn.exec_driver_sql("SET LOCAL lock_timeout = '10s'")
+            return int((await conn.execute(stmt)).scalar_one())
+
+    async def owners(self, table_ids: list[str]) -> dict[str, int]:
+        """The current fencing number of each of ``table_ids`` that has an owner."""
+        out: dict[str, int] = {}
+        async with self.session() as s:
+            for i in range(0, len(table_ids), 500):
+                q = (select(OwnerRow.table_id, OwnerRow.epoch)
+                     .where(OwnerRow.table_id.in_(table_ids[i:i + 500])))
+                out.update({str(t): int(e) for t, e in (await s.execute(q)).all()})
+        return out
+
+    async def take_token(self, key: str, rate: float, burst: float) -> float:
+        """Spend one token of the shared bucket ``key`` (``rate`` a second come back, up to
+        ``burst``): 0.0 when spent, else the seconds until one is there. One transaction,
+        the row locked (PostgreSQL ``FOR UPDATE``; SQLite's shared mode begins every
+        transaction with the write lock), so processes never spend one token twice."""
+        dialect = postgresql if self.engine.dialect.name == "postgresql" else sqlite_dialect
+        now = time.time()
+        async with self._write(), self.engine.begin() as conn:
+            await conn.execute(dialect.insert(RateRow).values(key=key, tokens=burst, at=now)
+                               .on_conflict_do_nothing())
+            row = (await conn.execute(select(RateRow.tokens, RateRow.at)
+                                      .where(RateRow.key == key).with_for_update())).one()
+            tokens = min(burst, float(row.tokens) + max(0.0, now - float(row.at)) * rate)
+            wait = 0.0 if tokens >= 1 else (1 - tokens) / rate if rate > 0 else 60.0
+            if wait == 0.0:
+                tokens -= 1
+            await conn.execute(update(RateRow).where(RateRow.key == key)
+                               .values(tokens=tokens, at=now))
+            if secrets.randbelow(200) == 0:  # now and then: forget buckets that are full again
+                full = burst / rate if rate > 0 else 3600.0
+                await conn.execute(delete(RateRow).where(RateRow.at < now - full))
+            return wait
+
+    async def add_move(self, table_id: str, deal: int, ply: int, seat: int, move: str,
+                       epoch: int | None = None, move_id: str | None = None) -> None:
         """Store one move; returns only once it is committed. Moves arriving together (many
         tables at once) are committed in one transaction by a single writer (group commit),
         which keeps latency low under load; a failing row is then retried alone so that it
-        fails only its own caller."""
+        fails only its own caller. With ``epoch`` (the table's fencing number, see
+        :meth:`take`) the move is stored only while the table is still at that epoch, else
+        :class:`Fenced`. ``move_id``: the player's id of the move (JSON text), kept with it."""
         if self._moves is None or self._writer is None or self._writer.done():
             loop = asyncio.get_running_loop()
             self._moves = Outbox()
@@ -791,7 +964,7 @@ class Store:
             loop = self._writer.get_loop()
         fut: asyncio.Future[None] = loop.create_future()
         self._moves.put_nowait(({"table_id": table_id, "deal": deal, "ply": ply, "seat": seat,
-                                 "move": move}, fut))
+                                 "move": move, "epoch": epoch, "move_id": move_id}, fut))
         await fut
 
     async def _write_moves(self, queue: Outbox, loop: asyncio.AbstractEventLoop) -> None:
@@ -807,7 +980,7 @@ class Store:
             while not queue.empty() and len(batch) < 512:
                 batch.append(queue.get_nowait())
             try:
-                await self._insert([row for row, _f in batch])
+                refused = await self._insert([row for row, _f in batch]) or set()
             except StorageFault as e:
                 self.tell_fault()
                 for _row, fut in batch:
@@ -816,17 +989,17 @@ class Store:
             except Exception:
                 for row, fut in batch:
                     try:
-                        await self._insert([row])
+                        alone = await self._insert([row]) or set()
                     except Exception as e:  # noqa: BLE001 - handed to the waiting caller
                         if not fut.done():
                             fut.set_exception(e)
                     else:
                         if not fut.done():
-                            fut.set_result(None)
+                            _settle(fut, row, alone)
             else:
-                for _row, fut in batch:
+                for row, fut in batch:
                     if not fut.done():
-                        fut.set_result(None)
+                        _settle(fut, row, refused)
             busy = not queue.empty()
 
     async def set_finished(self, table_id: str) -> None:
@@ -888,6 +1061,8 @@ class Store:
                  .order_by(MoveRow.deal, MoveRow.ply))
             for m in await s.scalars(q):
                 st.moves.setdefault(m.deal, []).append(m.move)
+                if m.move_id is not None:
+                    st.move_ids.append((m.seat, m.move_id, m.move))
             state = await s.get(TableStateRow, table_id)
             if state is not None:
                 st.started = state.started

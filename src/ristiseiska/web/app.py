@@ -68,6 +68,7 @@ from .clock import option as clock_option
 from .forced import option as forced_option
 from .puzzles_api import router as puzzles_router
 from .pwa import router as pwa_router
+from .rates import SharedRate
 from .rematch import router as rematch_router
 from .security import (
     Guard,
@@ -254,7 +255,8 @@ def create_app(database_url: str | None = None, bot_delay: float = 0.8,
     store = Store(database_url, shared=shared_database, durability=durability)
     state: dict[str, Tables] = {}
     lim = limits or Limits()
-    created = RateLimiter(lim.tables_per_minute / 60.0, lim.tables_per_minute)
+    # per address for the whole server: in the database where processes share it (rates.py)
+    created = SharedRate(store, "tables", lim.tables_per_minute)
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -323,11 +325,11 @@ def create_app(database_url: str | None = None, bot_delay: float = 0.8,
     @app.post("/api/tables")
     async def create_table(request: Request) -> Response:
         addr = request.scope.get("client_addr", "")
-        if lim.per_address and not created.allow(addr):
+        if lim.per_address and (wait := await created.retry_after(addr)):
             return JSONResponse({"error": "rate-limited", "message":
                                  f"at most {lim.tables_per_minute} new tables a minute from "
                                  "one address; wait a moment"}, status_code=429,
-                                headers={"Retry-After": str(created.retry_after(addr))})
+                                headers={"Retry-After": str(wait)})
         data = await json_body(request, lim)
         try:
             config = build_config(data, lim.max_match_deals)
@@ -454,7 +456,7 @@ def create_app(database_url: str | None = None, bot_delay: float = 0.8,
             finally:
                 with contextlib.suppress(Exception):
                     await writer
-            if t.idle:  # a finished match is reloaded from the store if anyone asks again
+            if t.idle and tables().live.get(t.id) is t:  # reloaded if anyone asks again
                 tables().live.pop(t.id, None)
 
     # static assets last so the API routes win
@@ -486,6 +488,9 @@ async def _writer(websocket: WebSocket, conn: Conn, t: LiveTable) -> None:
             else:
                 text = _dumps(msg)  # acks, errors, talk: the same text as json.dumps
             await websocket.send_text(text)
+            if msg.get("code") == "moved":  # another process owns the table now: the page
+                await websocket.close(code=1012)  # reconnects, and nginx finds the owner
+                return
         except Exception:
             return
 

@@ -413,7 +413,7 @@ def _play_cpu(cpu0: dict[int, tuple[str, float]], cpu1: dict[int, tuple[str, flo
 class MemoryStore:
     """A store that keeps nothing: the cost benchmark measures the server's own work."""
 
-    async def add_move(self, *_a: Any) -> None:
+    async def add_move(self, *_a: Any, **_k: Any) -> None:
         return None
 
     async def start_deal(self, *_a: Any) -> None:

@@ -48,7 +48,8 @@ from fastapi.responses import JSONResponse, RedirectResponse, Response
 from .. import i18n
 from ..rules import PRESETS, Rules, preset
 from ..store import Store, StoredTable
-from .security import InputError, RateLimiter, clean_text, json_body
+from .rates import SharedRate
+from .security import InputError, clean_text, json_body
 from .tables import MAX_NAME, ActionError, LiveTable, Tables
 
 log = logging.getLogger("ristiseiska.web")
@@ -161,7 +162,7 @@ class OpenIndex:
         self.max_match_deals = max_match_deals
         self.clock = clock
         self.per_address = per_address
-        self.quick_rate = RateLimiter(quick_per_minute / 60.0, quick_per_minute)
+        self.quick_rate = SharedRate(store, "quick", quick_per_minute)  # the whole server's
         self.quick_per_minute = quick_per_minute
         self.entries: dict[str, Entry] = {}  # oldest first
         self.timers: dict[str, asyncio.TimerHandle] = {}
@@ -368,11 +369,11 @@ class OpenIndex:
             name, preset_name, lang = quick_request(data)
         except ActionError as e:
             return _err(e)
-        if self.per_address and not self.quick_rate.allow(addr):
+        if self.per_address and (wait := await self.quick_rate.retry_after(addr)):
             return JSONResponse({"error": "rate-limited", "message":
                                  f"at most {self.quick_per_minute} quick games a minute from one "
                                  "address; wait a moment"}, status_code=429,
-                                headers={"Retry-After": str(self.quick_rate.retry_after(addr))})
+                                headers={"Retry-After": str(wait)})
         assert self._quick is not None
         try:
             async with self._quick:  # one quick game at a time here: never the same seat

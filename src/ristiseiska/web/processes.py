@@ -83,7 +83,10 @@ def nginx_config(listen_host: str, listen_port: int, backends: list[tuple[str, i
     is a whole file for an nginx of its own (pid, logs and temporary files inside
     ``prefix``); without, the ``http``-level part to include in an existing nginx."""
     listen = f"[{listen_host}]:{listen_port}" if ":" in listen_host else f"{listen_host}:{listen_port}"
-    servers = "\n".join(f"        server {h}:{p} max_fails=0;" for h, p in backends)
+    # two failures (refused, or no answer in time) set a process aside for 10 s: its tables
+    # go to the next process on the hash ring, which takes them over (docs/web.md)
+    servers = "\n".join(f"        server {h}:{p} max_fails=2 fail_timeout=10s;"
+                         for h, p in backends)
     http = f"""    # the table id in the path decides the process; no id: any process
     map $uri $rs_table {{
         ~^/(?:t|ws|api/tables)/([A-Za-z0-9_-]+) $1;
@@ -94,6 +97,7 @@ def nginx_config(listen_host: str, listen_port: int, backends: list[tuple[str, i
         '' '';
     }}
     upstream ristiseiska {{
+        zone ristiseiska 64k;
         hash $rs_table consistent;
 {servers}
         keepalive 64;
@@ -101,19 +105,34 @@ def nginx_config(listen_host: str, listen_port: int, backends: list[tuple[str, i
     server {{
         listen {listen} backlog=4096;
         client_max_body_size 64k;
+        proxy_http_version 1.1;
+        proxy_set_header Host $http_host;
+        # the client's address, set here: appending it to the header (the usual recipe) would
+        # keep whatever a client wrote, and a forged address lifts per-address limits
+        proxy_set_header X-Forwarded-For $remote_addr;
+        proxy_set_header X-Forwarded-Host "";
+        proxy_set_header Upgrade $http_upgrade;
+        proxy_set_header Connection $rs_connection;
+        proxy_buffering off;
+        # a process that does not answer: the next one on the ring (a GET or a connection
+        # never made; a POST already sent is not sent twice)
+        proxy_next_upstream error timeout;
+        proxy_connect_timeout 2s;
         location / {{
             proxy_pass http://ristiseiska;
-            proxy_http_version 1.1;
-            proxy_set_header Host $http_host;
-            # the client's address, set here: appending it to the header (the usual recipe) would
-            # keep whatever a client wrote, and a forged address lifts per-address limits
-            proxy_set_header X-Forwarded-For $remote_addr;
-            proxy_set_header X-Forwarded-Host "";
-            proxy_set_header Upgrade $http_upgrade;
-            proxy_set_header Connection $rs_connection;
+            proxy_read_timeout 30s;
+            proxy_send_timeout 30s;
+        }}
+        location /ws/ {{
+            proxy_pass http://ristiseiska;
             proxy_read_timeout 1h;
             proxy_send_timeout 1h;
-            proxy_buffering off;
+        }}
+        # the page asks for its table here before it connects again: a paused process is
+        # found out in 3 s, and the next process takes the table over
+        location ~ ^/api/tables/[A-Za-z0-9_-]+$ {{
+            proxy_pass http://ristiseiska;
+            proxy_read_timeout 3s;
         }}
     }}
 """

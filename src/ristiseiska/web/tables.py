@@ -23,6 +23,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from sqlalchemy.exc import IntegrityError
+
 from .. import fair, i18n
 from ..aio import Outbox, sleep_on
 from ..bots.pool import BotPool, shared_pool
@@ -32,7 +34,7 @@ from ..match import Match
 from ..moves import Move, MoveError
 from ..record import record_from_game
 from ..rules import Rules
-from ..store import StorageFault, Store, StoredTable
+from ..store import Fenced, StorageFault, Store, StoredTable
 from ..table import NO, Table
 from ..view import make_view, public_event
 from . import bots as botlib
@@ -53,6 +55,8 @@ AWAY_GRACE = 20.0
 MAX_MOVE_IDS = 256  # acknowledged move ids remembered per seat (a resent id gets its ack again)
 HISTORY = "\u0000history\u0000"  # placeholders the writer replaces with cached JSON
 LOG = "\u0000log\u0000"
+# Seconds between looks at which tables another process has taken over (docs/web.md).
+OWNER_CHECK = 1.0
 log = logging.getLogger("ristiseiska.web")
 
 
@@ -77,8 +81,14 @@ STORAGE_FAULT = ("the server's database was damaged or removed while it ran, so 
                  "can be saved: this was not accepted. Tell whoever runs the server")
 
 
+MOVED = ("this table is now served by another server process; reconnect (nothing was "
+         "changed here)")
+
+
 def store_error(e: Exception, doing: str) -> ActionError:
     """A storage failure as a clear, stable error (nothing was changed)."""
+    if isinstance(e, Fenced):
+        return ActionError("moved", f"{doing}: {MOVED}")
     if isinstance(e, StorageFault):
         return ActionError("storage-fault", f"{doing}: {STORAGE_FAULT}")
     text = str(e).lower()
@@ -201,6 +211,11 @@ class LiveTable:
         self.clock = clockmod.TurnClock(self, ActionError)  # the turn clock (issue 20)
         self.forced = forcedmod.ForcedMoves(self)  # forced moves made for a person (issue 52)
         self._warming_told: set[str] = set()  # levels whose stand-in the table was told of
+        # This process's fencing number for the table (Store.take), None where no owners are
+        # kept; the last time it was found current; told when another process took it over.
+        self.epoch: int | None = None
+        self.owner_checked = 0.0
+        self.on_lost: Callable[[LiveTable], None] | None = None
 
     # -- building ---------------------------------------------------------------------------
     @classmethod
@@ -227,6 +242,12 @@ class LiveTable:
                 t.seats[seat].standin = True
         t.clock.restore(st.clock, st.timeouts)
         t.forced.marks = {(int(d), int(p)) for d, p in getattr(st, "forced", [])}
+        for seat, mid, text in st.move_ids[-MAX_MOVE_IDS * t.n:]:  # acknowledged before
+            with contextlib.suppress(ValueError):
+                acked = t._acked.setdefault(seat, OrderedDict())
+                acked[json.loads(mid)] = text
+                if len(acked) > MAX_MOVE_IDS:
+                    acked.popitem(last=False)
         return t
 
     @property
@@ -768,21 +789,29 @@ class LiveTable:
     async def start_first_deal(self) -> None:
         async with self.lock:
             if not self.games:
-                await self.store.start_deal(self.id, 0)
+                await self._start_deal(0)
                 self.games.append(self.match.new_deal())
 
-    async def _apply(self, seat: int, move: Move) -> None:
+    async def _apply(self, seat: int, move: Move, move_id: Any = None) -> None:
         """Push, store, then tell everyone. The caller holds the lock."""
         g = self.game
         assert g is not None
         g.push(move)
         try:
             # the canonical text that replays it: deck marks, rows, ends, jokers' cards
-            await self.store.add_move(self.id, len(self.games) - 1, len(g.moves) - 1, seat,
-                                      move.text(g.rules.distinct_decks))
+            args = (self.id, len(self.games) - 1, len(g.moves) - 1, seat,
+                    move.text(g.rules.distinct_decks))
+            extra: dict[str, Any] = {}
+            if self.epoch is not None:  # stored only while this process still owns the table
+                extra["epoch"] = self.epoch
+            if move_id is not None:  # a failover's new owner knows it was acknowledged
+                extra["move_id"] = json.dumps(move_id)
+            await self.store.add_move(*args, **extra)
         except Exception as e:
             g.pop()
             self._forget_events()
+            if isinstance(e, Fenced):
+                self.lost()
             raise store_error(e, "the move could not be saved") from e
         if g.result is not None:
             self.match.add_result(g.result)
@@ -810,7 +839,7 @@ class LiveTable:
                                       f"for {acked[move_id]}")
                 return acked[move_id]
             self.clock.check_move(seat)  # a seat the clock's stand-in keeps: "back" first
-            played = await self._play_locked(seat, text)
+            played = await self._play_locked(seat, text, move_id)
             self.clock.moved(seat)
             if move_id is not None:
                 acked[move_id] = played
@@ -819,7 +848,7 @@ class LiveTable:
         self.kick()
         return played
 
-    async def _play_locked(self, seat: int, text: str) -> str:
+    async def _play_locked(self, seat: int, text: str, move_id: Any = None) -> str:
         g = self.game
         if g is None or g.is_over():
             raise ActionError("no-deal", "no deal is being played now")
@@ -834,7 +863,7 @@ class LiveTable:
         except (MoveError, ValueError) as e:
             raise ActionError("bad-move", str(e)) from e
         try:
-            await self._apply(seat, move)
+            await self._apply(seat, move, move_id)
         except IllegalMoveError as e:
             raise ActionError("illegal", str(e)) from e
         return move.text(g.rules.distinct_decks)
@@ -853,11 +882,36 @@ class LiveTable:
         if self.match.is_over():
             raise ActionError("match-over", "the match is over")
         try:
-            await self.store.start_deal(self.id, len(self.games))
+            await self._start_deal(len(self.games))
         except Exception as e:  # noqa: BLE001
             raise store_error(e, "the next deal could not be saved") from e
         self.games.append(self.match.new_deal())
         self._broadcast()
+
+    async def _start_deal(self, deal: int) -> None:
+        try:
+            if self.epoch is None:
+                await self.store.start_deal(self.id, deal)
+            else:
+                await self.store.start_deal(self.id, deal, epoch=self.epoch)
+        except Fenced:
+            self.lost()
+            raise
+
+    def lost(self) -> None:
+        """Another process owns the table now: this copy is stale. It stops (no bot, no
+        clock, no write) and tells every connection, whose page reconnects (through nginx,
+        to the new owner)."""
+        if self.closed:
+            return
+        self.closed = True
+        log.warning("table %s: taken over by another server process; this copy stops",
+                    self.id)
+        self._error_all(ActionError("moved", MOVED))
+        if self.on_lost is not None:
+            self.on_lost(self)
+        with contextlib.suppress(RuntimeError):
+            asyncio.get_running_loop().create_task(self.close())
 
     def hint(self, seat: int | None, lang: str) -> dict[str, Any]:
         move, reason = botlib.hint(self._hint_view(seat), lang)
@@ -1020,7 +1074,9 @@ class Tables:
         self.idle_seconds = idle_seconds
         self.seed_source = seed_source or fair.new_seed
         self.live: dict[str, LiveTable] = {}
-        self._loading = asyncio.Lock()
+        # one load at a time per table, many tables at once (a failover brings a process many
+        # tables together: loading them one by one kept the last waiting for seconds)
+        self._loading: dict[str, tuple[asyncio.Lock, list[int]]] = {}
         self._sweeper: asyncio.Task[None] | None = None
         self._gc_threshold: tuple[int, ...] | None = None  # Python's, while we serve
         # told of every table that comes into memory, made or loaded (web/open_tables.py)
@@ -1038,30 +1094,96 @@ class Tables:
 
     async def get(self, table_id: str) -> LiveTable:
         t = self.live.get(table_id)
-        if t is not None:
+        if t is not None and await self._current(t):
             t.last_active = time.monotonic()
             return t
         if not isinstance(table_id, str) or not 8 <= len(table_id) <= 64:
             raise ActionError("no-table", "no such table")
-        async with self._loading:
-            t = self.live.get(table_id)
-            if t is None:
-                self._make_room()
-                try:
-                    st = await self.store.load(table_id)
-                except Exception as e:  # noqa: BLE001
-                    raise store_error(e, "the table could not be read") from e
-                if st is None:
-                    raise ActionError("no-table", "no such table")
-                try:
-                    t = LiveTable.from_stored(st, self.store, self.bot_delay)
-                    t.pool = self.pool
-                except Exception as e:  # e.g. stored moves an older engine accepted
-                    raise ActionError("broken-table",
-                                      f"this table cannot be restored: {e}") from e
-                self.live[table_id] = t
-                self._tell_live(t, False)
+        lock, users = self._loading.setdefault(table_id, (asyncio.Lock(), [0]))
+        users[0] += 1
+        try:
+            async with lock:
+                return await self._load(table_id)
+        finally:
+            users[0] -= 1
+            if not users[0]:
+                del self._loading[table_id]
+
+    async def _load(self, table_id: str) -> LiveTable:
+        """The table from memory or, once, from the store (the caller holds its load lock)."""
+        t = self.live.get(table_id)
+        if t is None or t.closed:
+            self._make_room()
+            epoch = None
+            try:
+                if self.fencing:
+                    # take it over, then read it: every move its last owner stored is
+                    # seen, and none it tries to store from now on is
+                    epoch = await self.store.take(table_id)
+                st = await self.store.load(table_id)
+            except IntegrityError:  # no such table to own
+                st = None
+            except Exception as e:  # noqa: BLE001
+                raise store_error(e, "the table could not be read") from e
+            if st is None:
+                raise ActionError("no-table", "no such table")
+            try:
+                t = LiveTable.from_stored(st, self.store, self.bot_delay)
+                t.pool = self.pool
+            except Exception as e:  # e.g. stored moves an older engine accepted
+                raise ActionError("broken-table",
+                                  f"this table cannot be restored: {e}") from e
+            self._own(t, epoch)
+            self.live[table_id] = t
+            self._tell_live(t, False)
         return t
+
+    @property
+    def fencing(self) -> bool:
+        return bool(getattr(self.store, "fencing", False))
+
+    def _own(self, t: LiveTable, epoch: int | None) -> None:
+        t.epoch = epoch
+        t.owner_checked = time.monotonic()
+        t.on_lost = self._lost
+
+    def _lost(self, t: LiveTable) -> None:
+        if self.live.get(t.id) is t:
+            del self.live[t.id]
+
+    async def _current(self, t: LiveTable) -> bool:
+        """Whether this copy of the table is still the owner's (looked up at most once a
+        second: a stale copy can show an old position for that long, but never store)."""
+        if t.closed:
+            return False
+        if t.epoch is None or time.monotonic() - t.owner_checked < OWNER_CHECK:
+            return True
+        try:
+            now = await self.store.owners([t.id])
+        except Exception:  # noqa: BLE001 - the database away: show what is in memory
+            return True  # (a write would be refused all the same)
+        if now.get(t.id) != t.epoch:
+            t.lost()
+            return False
+        t.owner_checked = time.monotonic()
+        return True
+
+    async def check_owners(self) -> int:
+        """Drop every table in memory another process has taken over (the sweeper calls it
+        every ``OWNER_CHECK`` seconds); returns how many left."""
+        mine = {tid: t for tid, t in self.live.items() if t.epoch is not None and not t.closed}
+        if not mine:
+            return 0
+        now = await self.store.owners(list(mine))
+        gone = 0
+        checked = time.monotonic()
+        for tid, t in mine.items():
+            if now.get(tid) != t.epoch:
+                t.lost()
+                gone += 1
+            else:
+                t.owner_checked = checked
+        return gone
 
     def _tell_live(self, t: LiveTable, made: bool) -> None:
         for hook in self.on_live:
@@ -1105,6 +1227,7 @@ class Tables:
         t.pool = self.pool
         self.live[table_id] = t
         try:
+            self._own(t, await self.store.take(table_id) if self.fencing else None)
             await t.start_first_deal()
         except Exception as e:  # noqa: BLE001
             self.live.pop(table_id, None)
@@ -1142,7 +1265,7 @@ class Tables:
 
         async def sweep() -> None:
             period = max(1.0, min(60.0, self.idle_seconds / 4))
-            last_sweep = last_full = time.monotonic()
+            last_sweep = last_full = last_owners = time.monotonic()
             while True:
                 await asyncio.sleep(min(period, gc_freeze_every))
                 now = time.monotonic()
@@ -1153,6 +1276,12 @@ class Tables:
                     getattr(self.store, "verify", lambda: None)()
                 except StorageFault:
                     self.store.tell_fault()
+                if self.fencing and now - last_owners >= OWNER_CHECK:
+                    last_owners = now
+                    try:  # tables another process took over while this one was away
+                        await self.check_owners()
+                    except Exception:  # noqa: BLE001 - the database away: the next round
+                        log.debug("owner check failed", exc_info=True)
                 if now - last_full >= gc_full_every:
                     gc.unfreeze()
                     gc.collect()
