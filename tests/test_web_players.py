@@ -100,3 +100,40 @@ def test_names_at_a_table_stay_distinct(client: TestClient,
         assert r.status_code in (201, 409), r.json()  # type: ignore[attr-defined]
     shown = names(client, tid)
     assert len({name_key(n) for n in shown}) == len(shown)
+
+
+def test_a_rematch_knows_its_players_by_their_device(client: TestClient) -> None:
+    from test_web_rematch import SEATS, play_out
+
+    r = client.post("/api/tables", json={"preset": "ristiseiska", "options": {"match_deals": 1},
+                                          "seats": SEATS})
+    tid = r.json()["id"]
+    tokens = {0: sit(client, tid, 0, "Aino", PHONE_A).json()["token"],  # type: ignore[attr-defined]
+              2: sit(client, tid, 2, "Bea", PHONE_B).json()["token"]}  # type: ignore[attr-defined]
+    play_out(client, tid, tokens)
+    new = client.post(f"/api/tables/{tid}/rematch", json={"seat": 0, "token": tokens[0]}).json()
+    nid = new["id"]
+    mine = f"/api/tables/{nid}/seats/mine"
+    # a stranger's device is not Bea's: her seat stays kept, by either way in
+    assert client.post(mine, json={"device": "c" * 20}).json()["error"] == "not-recognised"
+    assert sit(client, nid, 2, "Eve", "c" * 20).json()["error"] == "seat-reserved"  # type: ignore[attr-defined]
+    assert sit(client, nid, 2, "Eve").json()["error"] == "seat-reserved"  # type: ignore[attr-defined]
+    for bad in ({}, {"device": "short"}, {"device": 5}):
+        assert client.post(mine, json=bad).status_code == 400
+    assert client.post(mine, content=b"[1]",
+                       headers={"content-type": "application/json"}).status_code == 400
+    seats = client.get(f"/api/tables/{nid}").json()["seats"]
+    assert seats[2]["reserved"] and not seats[2]["taken"]
+    # the server forgets both tables (as after a restart): the devices are stored with the
+    # seats and the kept seats' devices with the rematch's configuration
+    live = client.app.state.tables.live  # type: ignore[attr-defined]
+    live.pop(nid, None)
+    live.pop(tid, None)
+    # Bea opens the rematch's link on her phone: recognised, seated at her own seat
+    r = client.post(mine, json={"device": PHONE_B})
+    assert r.status_code == 201 and r.json()["seat"] == 2, r.text
+    assert client.get(f"/api/tables/{nid}").json()["seats"][2]["name"] == "Bea"
+    assert client.post(mine, json={"device": PHONE_B}).json()["error"] == "not-recognised"
+    assert live[nid].seats[2].device_hash == live[nid].config["reserved_devices"]["2"]
+    client.get(f"/api/tables/{tid}")
+    assert live[tid].seats[2].device_hash == live[nid].seats[2].device_hash is not None

@@ -187,3 +187,33 @@ def test_bad_input_is_an_error_answer_and_changes_nothing(text: str) -> None:
     if answers[0]["type"] == "error":
         assert offline._MATCH[0].saved() == before
         assert answers[0]["code"] != "engine-error", answers
+
+
+def test_the_offline_state_has_the_servers_view_of_the_seat() -> None:
+    """offline.py builds the server's state message without importing the server (Pyodide
+    has no FastAPI): the same view, layout, final hands, labels and log sentences."""
+    from ristiseiska import i18n
+    from ristiseiska.view import make_view, public_event
+    from ristiseiska.web.clock import describe
+    from ristiseiska.web.tables import LiveTable, board_layout
+
+    m = offline.OfflineMatch({"preset": "sjuan", "bots": ["basic"] * 3, "seed": 8})
+    while True:
+        g = m.game
+        st_ = m.state("en")
+        view = st_["view"]
+        assert view["layout"] == board_layout(g.table)
+        server = dict(make_view(g, 0, history=False).to_dict())
+        LiveTable._decorate(g, server)
+        assert {k: v for k, v in view.items() if k != "history"} == \
+            {k: v for k, v in server.items() if k != "history"}
+        events = [public_event(e.to_dict(g.rules.distinct_decks), 0) for e in g.events]
+        assert view["history"] == events
+        assert st_["log"] == [describe(e, view["names"], "en") for e in events]
+        assert st_["labels"] == {mv: i18n.describe_move(mv, "en") for mv in view["legal_moves"]}
+        if g.is_over():
+            break
+        if m.bot_due():
+            m.bot_step()
+        else:
+            m.play(view["legal_moves"][0])

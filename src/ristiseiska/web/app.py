@@ -66,6 +66,7 @@ from .analysis_api import close_pool as close_analysis_pool
 from .analysis_api import router as analysis_router
 from .clock import option as clock_option
 from .forced import option as forced_option
+from .players import router as players_router
 from .puzzles_api import router as puzzles_router
 from .pwa import router as pwa_router
 from .rates import SharedRate
@@ -295,6 +296,7 @@ def create_app(database_url: str | None = None, bot_delay: float = 0.8,
     app.include_router(rematch_router)  # issue 20: the same players at a new table
     app.include_router(open_tables.router)  # issue 20: open tables, quick game
     app.include_router(pwa_router)  # issue 47: installable app, offline play (web/pwa.py)
+    app.include_router(players_router)  # issue 47: players recognised by their device
 
     def tables() -> Tables:
         return state["tables"]

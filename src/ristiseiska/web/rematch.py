@@ -41,6 +41,9 @@ def rematch_config(old: LiveTable) -> dict[str, Any]:
     reserved = [i for i, s in enumerate(old.seats) if s.kind == "friend" and s.token_hash]
     out = {"preset": c.get("preset"), "base": c.get("base"), "rules": c["rules"],
            "seats": seats, "seed": None, "reserved": reserved, "rematch_of": old.id}
+    devices = {str(i): old.seats[i].device_hash for i in reserved if old.seats[i].device_hash}
+    if devices:  # issue 47: each kept seat is also its player's by the device they played on
+        out["reserved_devices"] = devices
     # table options of issue 20 and issue 52's auto_forced, when set
     for key in ("clock", "open", "chat_text", "auto_forced"):
         if key in c:

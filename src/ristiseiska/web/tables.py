@@ -103,6 +103,9 @@ def store_error(e: Exception, doing: str) -> ActionError:
     return ActionError("store", f"{doing}: {why}; nothing was changed")
 
 
+DEVICE_SEP = "|"
+
+
 def check_device(device: Any) -> str | None:
     """The hash of a device key (issue 47: 16–64 URL-safe characters the browser made once),
     ``None`` without one; anything else is refused, nothing changed."""
@@ -111,7 +114,7 @@ def check_device(device: Any) -> str | None:
     if (not isinstance(device, str) or not 16 <= len(device) <= 64
             or not all(c.isascii() and (c.isalnum() or c in "-_") for c in device)):
         raise ActionError("bad-device", "a device key is 16 to 64 letters, digits, - or _")
-    return hashlib.sha256(f"device:{device}".encode()).hexdigest()
+    return hashlib.sha256(f"device:{device}".encode()).hexdigest()[:32]  # 128 bits
 
 
 def hash_token(token: str) -> str:
@@ -157,7 +160,8 @@ class Seat:
     standin: bool = False
     away_since: float | None = None  # monotonic time the friend's last connection closed
     # the hash of the device key the player's browser sent with the claim (issue 47: two
-    # players of one name on two devices are told apart); in memory only
+    # players of one name on two devices are told apart); stored after the seat token's hash
+    # in the seat row's token_hash ("TOKENHASH|DEVICEHASH", DEVICE_SEP)
     device_hash: str | None = None
 
 log = logging.getLogger("ristiseiska.web")
@@ -223,7 +227,11 @@ class LiveTable:
         t = cls(st.id, st.config, store, bot_delay)
         for seat, name in st.seat_names.items():
             t.seats[seat].name = name
-            t.seats[seat].token_hash = st.token_hashes.get(seat)
+            stored = st.token_hashes.get(seat)  # "TOKENHASH" or "TOKENHASH|DEVICEHASH"
+            if stored is not None:
+                token_hash, _, device_hash = stored.partition(DEVICE_SEP)
+                t.seats[seat].token_hash = token_hash
+                t.seats[seat].device_hash = device_hash or None
         t.match.names = [s.name for s in t.seats]
         for d in range(st.deals):
             g = t.match.new_deal()
@@ -318,19 +326,20 @@ class LiveTable:
         """Seat a friend; ``device`` is the private key of the player's browser (issue 47),
         when it sends one. A name already at the table is refused (``name-taken``), except
         that a player on another device gets it with a number: the second Äiti is
-        "Äiti (2)"."""
+        "Äiti (2)". A seat a rematch keeps is theirs also by the device they played on."""
         if not 0 <= seat < self.n:
             raise ActionError("bad-seat", f"no seat {seat} at this table")
         if self.seats[seat].kind != "friend":
             raise ActionError("bot-seat", "a bot plays that seat")
-        if not reserved_ok and self._reserved(seat):
+        device_hash = check_device(device)
+        if not reserved_ok and self._reserved(seat) and (
+                device_hash is None or device_hash != self.reserved_device(seat)):
             raise ActionError("seat-reserved", "this seat is kept for its player from the "
                               "last match (they take it with Rematch)")
         try:
             name = clean_text(name, MAX_NAME) or self.seats[seat].name
         except InputError as e:
             raise ActionError(e.code, e.message) from None
-        device_hash = check_device(device)
         token = secrets.token_urlsafe(24)
         async with self.lock:
             if self.seats[seat].token_hash is not None:
@@ -359,8 +368,9 @@ class LiveTable:
             # a bot (or a stand-in at a seat nobody took) gives its name up to a person
             renames = self._rename_bots(clash, name)
             h = hash_token(token)
+            kept = h if device_hash is None else f"{h}{DEVICE_SEP}{device_hash}"
             try:
-                stored = await self.store.claim_seat(self.id, seat, name, h, renames)
+                stored = await self.store.claim_seat(self.id, seat, name, kept, renames)
             except Exception as e:  # noqa: BLE001 - every storage failure is reported alike
                 raise store_error(e, "the seat could not be saved") from e
             if not stored:
@@ -459,6 +469,11 @@ class LiveTable:
                 g.names[i] = new
         self._log.clear()  # the log's sentences name the players
         self._texts.clear()
+
+    def reserved_device(self, seat: int) -> str | None:
+        """The device hash of the player a rematch keeps ``seat`` for (issue 47), if known."""
+        devices = self.config.get("reserved_devices") or {}
+        return devices.get(str(seat)) if isinstance(devices, dict) else None
 
     def _reserved(self, seat: int) -> bool:
         """A rematch keeps its friend seats for the players of the last match (issue 20)."""

@@ -10,3 +10,21 @@ export function deviceKey() {
   }
   return key;
 }
+
+// At a rematch's table this browser has no seat token for (its link came from a friend, or the
+// old table's page is gone): the seat kept for the player who played on this device is taken
+// back (POST /api/tables/{id}/seats/mine, web/players.py). Resolves true when seated.
+export async function reclaimSeat(id) {
+  try {
+    const r = await fetch(`/api/tables/${id}/seats/mine`, {
+      method: "POST", headers: { "content-type": "application/json" },
+      body: JSON.stringify({ device: deviceKey(), name: localStorage.getItem("rs.name") || "" }),
+    });
+    if (r.status !== 201) return false;
+    const data = await r.json();
+    localStorage.setItem(`rs.seat.${id}`, JSON.stringify({ seat: data.seat, token: data.token }));
+    return true;
+  } catch (e) {
+    return false;
+  }
+}

@@ -17,6 +17,7 @@ import { ChatButton, SpectatorChat, chatErrorText } from "./chat.js";
 import { BackButton } from "./clock.js";
 import { forcedText } from "./forced.js";
 import { Announcer } from "./announce.js";
+import { reclaimSeat } from "./device.js";
 
 // The status line when the player has no card to play: why, and what the button will do.
 export function cannotPlayText(other) {
@@ -142,6 +143,15 @@ export function TablePage({ id, lang, langs = null, useConn = useTableSocket }) 
     addEventListener("keydown", onKey);
     return () => removeEventListener("keydown", onKey);
   }, []);
+
+  // A seat kept for this device (a rematch): taken back once, without a click (issue 47).
+  const reclaimed = useRef(false);
+  const keptSeat = !!(state && state.you === null && state.table && state.table.seats.some((s) => s.reserved));
+  useEffect(() => {
+    if (!keptSeat || reclaimed.current || id === "offline") return;
+    reclaimed.current = true;
+    reclaimSeat(id).then((ok) => { if (ok) rejoin(); });
+  }, [keptSeat]);
 
   if (conn === "missing") return html`<div class="error">${t("web.table.no_table")} <a href="/">${t("web.table.back")}</a></div>`;
   if (!state) return html`<p class="notice">${t("web.table.connecting")}</p>`;
