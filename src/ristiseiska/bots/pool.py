@@ -184,8 +184,8 @@ class BotPool:
     def ready(self, level: str, wait: float = 0.0) -> bool:
         """Whether ``level`` can think now without compiling first: every level outside
         :data:`POOLED`, and those once the pool's warm-up (started here if need be) is done,
-        waiting up to ``wait`` seconds for it (until such a wait has run out once). A warm-up that failed leaves the level not
-        ready (its stand-in plays on)."""
+        waiting up to ``wait`` seconds for it (until such a wait has run out once). A warm-up
+        that failed leaves the level not ready (its stand-in plays on)."""
         if level not in POOLED:
             return True
         fut = self.ensure_warm(neural=level == "neural")
