@@ -14,6 +14,10 @@ that talks to people always gets the processor first.
     >>> move in g.legal_moves()
     True
 
+Nobody waits on that compilation: until the pool's warm-up is done, :meth:`BotPool.stand_in`
+names the level that plays instead (:data:`STAND_IN`, the expert's rules), and the front ends
+say so once.
+
 Bots keep no state between moves (a move depends on the bot's seed and the view), so a worker
 may keep one bot per (level, seed, options) or make a new one: the move is the same.
 
