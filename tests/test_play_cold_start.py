@@ -29,7 +29,7 @@ import pytest
 pytestmark = [pytest.mark.quiet,
               pytest.mark.skipif(sys.platform == "win32", reason="a POSIX pseudo-terminal")]
 
-RUN_LIMIT = 900.0  # a compilation at a low priority on two busy cores took 452 s; the gaps are the test
+RUN_LIMIT = 900.0  # a low-priority compilation on two busy cores took 452 s; gaps are the test
 ANSI = re.compile(r"\x1b\[[0-9;?<>=]*[ -/]*[@-~]|\x1b[PX^_].*?\x1b\\|\x1b\][^\x07]*\x07|\x1b.")
 # the status line's words when it is the person's move (tui.en.json) and the end of a deal
 YOUR_TURN = ("Your turn", "You have no card to play", "You played a closing card",

@@ -95,7 +95,8 @@ def _no_tournament(*args: object, **kwargs: object) -> None:
     raise _Stop
 
 
-def _fake_simulate(rules, players, games, seed, engine, out, workers=1, progress=None):  # type: ignore[no-untyped-def]
+def _fake_simulate(rules, players, games, seed, engine, out,  # type: ignore[no-untyped-def]
+                   workers=1, progress=None):
     from ristiseiska.sim import SimSummary
 
     return SimSummary(rules, players, seed, "kernel")

@@ -14,6 +14,10 @@ that talks to people always gets the processor first.
     >>> move in g.legal_moves()
     True
 
+Nobody waits on that compilation: until the pool's warm-up is done, :meth:`BotPool.stand_in`
+names the level that plays instead (:data:`STAND_IN`, the expert's rules), and the front ends
+say so once.
+
 Bots keep no state between moves (a move depends on the bot's seed and the view), so a worker
 may keep one bot per (level, seed, options) or make a new one: the move is the same.
 
@@ -184,8 +188,8 @@ class BotPool:
     def ready(self, level: str, wait: float = 0.0) -> bool:
         """Whether ``level`` can think now without compiling first: every level outside
         :data:`POOLED`, and those once the pool's warm-up (started here if need be) is done,
-        waiting up to ``wait`` seconds for it (until such a wait has run out once). A warm-up that failed leaves the level not
-        ready (its stand-in plays on)."""
+        waiting up to ``wait`` seconds for it (until such a wait has run out once). A warm-up
+        that failed leaves the level not ready (its stand-in plays on)."""
         if level not in POOLED:
             return True
         fut = self.ensure_warm(neural=level == "neural")
