@@ -105,7 +105,15 @@ async def test_the_open_talk_panel_leaves_hint_and_the_forced_action_free(
                                   pytest.param({"width": 2560, "height": 1329}, id="2560x1329")])
 async def test_the_score_sheet_beside_the_table_shows_every_players_column(
         live_server: LiveServer, browser: Any, size: dict[str, int]) -> None:
-    page, _tid = await seated(browser, live_server, size)
+    # the names a table of bots gets (first names, as in the issue), not the short "P1"
+    seats = [{"kind": "friend", "name": "Aino"}] + [{"kind": "bot", "bot": "basic"}] * 3
+    t = _post(f"{live_server.url}/api/tables", {"seats": seats, "seed": 5})
+    tok = _post(f"{live_server.url}/api/tables/{t['id']}/seats/0", {"name": "Aino"})["token"]
+    ctx = await browser.new_context(viewport=size, reduced_motion="reduce")
+    await ctx.add_init_script(
+        f"localStorage.setItem('rs.seat.{t['id']}', {json.dumps(json.dumps({'seat': 0, 'token': tok}))});")
+    page = await ctx.new_page()
+    await page.goto(f"{live_server.url}/t/{t['id']}")
     sheet = page.locator("[data-testid=score-sheet]")
     await sheet.wait_for()
     scroller = await page.locator(".sheet-scroll").bounding_box()
