@@ -1,4 +1,4 @@
-"""The third pass on the server's CPU per move (issue 24, docs/web.md *Third pass*): group
+"""The third pass on the server's CPU per move (issue 24, docs/notes/2026-12-02-server-cpu-passes.md, *Third pass*): group
 commits wait a moment for more moves only while the server is busy, the garbage
 collector's thresholds while serving are restored when the server stops, and each shortcut
 gives what the long way gives."""
@@ -401,7 +401,7 @@ def test_the_write_ahead_log_is_checkpointed_off_the_commit_path(
     """SQLite's own checkpoint would run inside the commit that crosses 1,000 pages, so one
     move's ack would wait for two fsyncs there. Automatic checkpoints are off on every
     connection and a thread of the store's own copies the log into the file after commits;
-    every move is still there (docs/web.md, *Fifth pass*)."""
+    every move is still there (docs/notes/2026-12-02-server-cpu-passes.md, *Fifth pass*)."""
     import sqlite3
     import threading
 

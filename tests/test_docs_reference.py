@@ -1,0 +1,46 @@
+"""The docs are a reference a newcomer reads in ten minutes, and the lab notebook is kept apart
+(issue 48): the README and the two long pages stay short, every local link in the docs leads
+somewhere, and the notes are dated."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+
+
+@pytest.mark.parametrize("path, limit", [("README.md", 250), ("docs/web.md", 400),
+                                         ("docs/strength.md", 400)])
+def test_the_reference_pages_stay_short(path: str, limit: int) -> None:
+    lines = (ROOT / path).read_text(encoding="utf-8").count("\n")
+    assert lines < limit, f"{path} has {lines} lines; move history to docs/notes/"
+
+
+def test_the_reference_pages_are_not_a_diary() -> None:
+    for path in ("README.md", "docs/web.md", "docs/strength.md"):
+        text = (ROOT / path).read_text(encoding="utf-8")
+        passes = re.findall(r"^#+ .*\b(?:First|Second|Third|Fourth|Fifth|Sixth) pass\b", text, re.M)
+        assert not passes, (path, passes)
+
+
+def test_every_local_link_in_the_docs_exists() -> None:
+    missing = []
+    for page in sorted(DOCS.rglob("*.md")):
+        text = page.read_text(encoding="utf-8")
+        for link in re.findall(r"\]\(([^)#:\s]+)(?:#[^)]*)?\)", text):
+            if not (page.parent / link).exists():
+                missing.append(f"{page.relative_to(ROOT)}: {link}")
+    assert not missing, missing
+
+
+def test_the_notes_are_dated_and_indexed() -> None:
+    notes = sorted(p.name for p in (DOCS / "notes").glob("*.md") if p.name != "README.md")
+    assert notes
+    undated = [n for n in notes if not re.match(r"\d{4}-\d\d-\d\d-", n)]
+    assert not undated, undated
+    index = (DOCS / "notes" / "README.md").read_text(encoding="utf-8")
+    assert all(f"]({n})" in index for n in notes), "every note is listed in docs/notes/README.md"
