@@ -44,3 +44,20 @@ def test_the_notes_are_dated_and_indexed() -> None:
     assert not undated, undated
     index = (DOCS / "notes" / "README.md").read_text(encoding="utf-8")
     assert all(f"]({n})" in index for n in notes), "every note is listed in docs/notes/README.md"
+
+
+def _anchors(page: Path) -> set[str]:
+    """GitHub's heading anchors: lower case, punctuation dropped, spaces to hyphens."""
+    heads = re.findall(r"^#+ (.+)$", page.read_text(encoding="utf-8"), re.M)
+    return {re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-") for h in heads}
+
+
+def test_every_anchor_in_the_reference_pages_exists() -> None:
+    pages = [ROOT / "README.md", *sorted(DOCS.glob("*.md"))]
+    missing = []
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        for target, anchor in re.findall(r"\]\(([^)#:\s]*\.md)#([^)\s]+)\)", text):
+            if anchor not in _anchors(page.parent / target):
+                missing.append(f"{page.relative_to(ROOT)}: {target}#{anchor}")
+    assert not missing, missing
