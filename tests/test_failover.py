@@ -7,7 +7,7 @@ never goes down along its plies, and the paused process's late writes are refuse
 
 The clients here follow the page's reconnect logic (``static/ui/socket.js``): a ping after 3 s
 without a frame and 2 s for its answer, a socket that does not open in 6 s left, pauses of
-0.5 s doubling to 8 s with jitter, and a ``GET /api/tables/{id}`` before each new socket.
+0.5 s doubling to 8 s with jitter, and a ``GET /api/tables/{id}/here`` before each new socket.
 Skipped without PostgreSQL, psycopg or nginx."""
 
 from __future__ import annotations
@@ -204,7 +204,8 @@ class Client:
 
     def probe(self) -> None:
         try:
-            with urllib.request.urlopen(f"{self.base}/api/tables/{self.tid}", timeout=8) as r:
+            with urllib.request.urlopen(f"{self.base}/api/tables/{self.tid}/here",
+                                        timeout=8) as r:
                 r.read()
         except (urllib.error.URLError, OSError):
             pass  # the socket tries all the same

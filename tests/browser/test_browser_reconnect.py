@@ -33,7 +33,7 @@ async def test_a_silent_server_is_left_and_the_page_reconnects_after_asking_for_
     tid = await create_table(page, live_server, "Aino", ["friend", "bot", "bot"])
     asked: list[float] = []
     page.on("request", lambda r: asked.append(time.monotonic())
-            if r.url.endswith(f"/api/tables/{tid}") else None)
+            if r.url.endswith(f"/api/tables/{tid}/here") else None)
     await page.wait_for_selector("[data-testid=hand] [data-card]")
     assert len(sockets) == 1
     silent["on"] = True

@@ -349,6 +349,19 @@ def create_app(database_url: str | None = None, bot_delay: float = 0.8,
             return _err(e)
         return JSONResponse(t.public_info())
 
+    loading: set[asyncio.Task[Any]] = set()
+
+    @app.get("/api/tables/{table_id}/here")
+    async def here(table_id: str) -> Response:
+        """The page asks this before it connects again (issue 46): any answer says that this
+        process is alive, at once; the table is taken over and loaded meanwhile (the socket
+        that follows waits for that). nginx gives up on a process that does not answer it."""
+        if table_id not in tables().live:
+            task = asyncio.get_running_loop().create_task(_quietly(tables().get(table_id)))
+            loading.add(task)
+            task.add_done_callback(loading.discard)
+        return Response(status_code=204, headers={"Cache-Control": "no-store"})
+
     @app.post("/api/tables/{table_id}/seats/{seat}")
     async def claim(table_id: str, seat: int, request: Request) -> Response:
         data = await json_body(request, lim)
@@ -464,6 +477,11 @@ def create_app(database_url: str | None = None, bot_delay: float = 0.8,
     # static assets last so the API routes win
     app.mount("/static", StaticFiles(directory=str(STATIC)), name="static")
     return app
+
+
+async def _quietly(work: Any) -> None:
+    with contextlib.suppress(Exception):  # a missing table: the socket is told
+        await work
 
 
 def _error(code: str, message: str) -> dict[str, Any]:

@@ -83,9 +83,9 @@ def nginx_config(listen_host: str, listen_port: int, backends: list[tuple[str, i
     is a whole file for an nginx of its own (pid, logs and temporary files inside
     ``prefix``); without, the ``http``-level part to include in an existing nginx."""
     listen = f"[{listen_host}]:{listen_port}" if ":" in listen_host else f"{listen_host}:{listen_port}"
-    # two failures (refused, or no answer in time) set a process aside for 10 s: its tables
+    # one failure (refused, or no answer in time) sets a process aside for 10 s: its tables
     # go to the next process on the hash ring, which takes them over (docs/web.md)
-    servers = "\n".join(f"        server {h}:{p} max_fails=2 fail_timeout=10s;"
+    servers = "\n".join(f"        server {h}:{p} max_fails=1 fail_timeout=10s;"
                          for h, p in backends)
     http = f"""    # the table id in the path decides the process; no id: any process
     map $uri $rs_table {{
@@ -128,9 +128,9 @@ def nginx_config(listen_host: str, listen_port: int, backends: list[tuple[str, i
             proxy_read_timeout 1h;
             proxy_send_timeout 1h;
         }}
-        # the page asks for its table here before it connects again: a paused process is
-        # found out in 3 s, and the next process takes the table over
-        location ~ ^/api/tables/[A-Za-z0-9_-]+$ {{
+        # the page asks here before it connects again (answered at once by a live process,
+        # which takes the table over): a paused process is found out in 3 s
+        location ~ ^/api/tables/[A-Za-z0-9_-]+/here$ {{
             proxy_pass http://ristiseiska;
             proxy_read_timeout 3s;
         }}

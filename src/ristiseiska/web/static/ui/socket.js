@@ -19,9 +19,9 @@ export function useTableSocket(id, lang, onError, onNotice = null) {
     // HEARTBEAT_IDLE ms without a frame, no answer in HEARTBEAT_WAIT ms — or does not open in
     // OPEN_WAIT ms is left, and a new one is opened after a growing pause with jitter (0.5 s
     // doubling to 8 s; at once when the server says another process now has the table). It
-    // first asks for the table over HTTP: nginx gives up on a process that does not answer
-    // that in 3 s, sets it aside, and the next process takes the table over from the
-    // database, so the new socket reaches a process that has it.
+    // first asks /api/tables/{id}/here, which a live process answers at once: nginx gives up
+    // on a process that does not answer that in 3 s, sets it aside, and the next process
+    // takes the table over from the database, so the new socket reaches a process that has it.
     const HEARTBEAT_IDLE = 3000, HEARTBEAT_WAIT = 2000, OPEN_WAIT = 6000;
     let closed = false, delay = 500, timer = null, beat = null, failed = false;
     let heard = Date.now(), pinged = 0;
@@ -39,7 +39,7 @@ export function useTableSocket(id, lang, onError, onNotice = null) {
     const probe = async () => {
       if (!failed) return;
       try {
-        await fetch(`/api/tables/${id}`, { cache: "no-store", signal: AbortSignal.timeout(8000) });
+        await fetch(`/api/tables/${id}/here`, { cache: "no-store", signal: AbortSignal.timeout(8000) });
       } catch (e) { /* the socket tries all the same */ }
     };
     const open = async () => {
