@@ -1,7 +1,8 @@
 """The app's icons (issue 47): a white card with a black club and a red 7 on the felt green,
 drawn here with Pillow and committed as PNG files under ``static/icons`` (the manifest lists
-them). Pillow is a development tool only: run ``python -m ristiseiska.web.icons`` after
-changing the drawing; tests/test_web_pwa.py checks the files and their sizes.
+them). Pillow is a development tool only (the ``shots`` extra): run
+``python -m ristiseiska.web.icons`` after changing the drawing; tests/test_web_pwa.py checks the
+files and their sizes.
 
 Sizes: 192 and 512 (the manifest's ``any`` icons Chrome asks for), 512 ``maskable`` (the
 drawing inside the central 80 % safe zone, the felt to the edges) and 180 (iOS's
