@@ -406,7 +406,8 @@ def test_opponent_model_tells_sensible_from_random_players(opponent: str, sensib
     """With the true hands, the past plays of expert opponents are likelier under the sensible
     model than under the random one, and those of random players the other way round; the
     master's posterior per opponent follows."""
-    from ristiseiska.bots.master import MasterBot, behind_masks
+    from ristiseiska.bots.master import MasterBot
+    from ristiseiska.search import behind_masks
 
     margin = 0.0
     votes = []
@@ -441,7 +442,7 @@ def test_sampled_deals_weighted_by_the_model_place_cards_better() -> None:
         truth = {int(c): s for s in range(4) if s != me for c in g.hand(s)}
         for beta in right:
             bot = MasterBot(seed=2, beta=beta)
-            worlds = list(bot._worlds(g.view(me), random.Random(seed), 60))
+            worlds = list(bot.sampler.worlds(g.view(me), random.Random(seed), 60))
             ok = sum(1 for hands, _ in worlds for s in range(4) if s != me
                      for c in hands[s] if truth[int(c)] == s)
             right[beta] += ok / (len(worlds) * len(truth))
@@ -455,8 +456,9 @@ def test_compiled_world_sampler_respects_what_is_known(name: str) -> None:
     its opponent model agrees with the Python one."""
     import numpy as np
 
-    from ristiseiska.bots.master import MasterBot, behind_masks
+    from ristiseiska.bots.master import MasterBot
     from ristiseiska.kernel import worlds as kw
+    from ristiseiska.search import behind_masks
 
     rules = preset(name)
     checked = 0
@@ -472,7 +474,7 @@ def test_compiled_world_sampler_respects_what_is_known(name: str) -> None:
         v = g.view(me)
         know = infer(v)
         bot = MasterBot(seed=seed)
-        masks = bot._world_masks(v, random.Random(seed), 50)
+        masks = bot.sampler.masks(v, random.Random(seed), 50)
         assert masks is not None and masks.shape == (50, 4)
         pool = sum(1 << int(c) for c in know.pool)
         mine = sum(1 << int(c) for c in v.hand)

@@ -249,7 +249,7 @@ def test_behind_is_exactly_what_waits_for_a_card(order: str, line: dict[str, obj
     once missed that, and its heuristic players undervalued every eight.)"""
     from dataclasses import replace
 
-    from ristiseiska.bots.master import behind_masks
+    from ristiseiska.search import behind_masks
 
     rules = replace(preset("ristiseiska"), order=order, **line)  # type: ignore[arg-type]
     params, line_arr, pos_of, _ = kernel.rule_arrays(rules)

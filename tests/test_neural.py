@@ -235,7 +235,7 @@ def test_sampled_deals_are_weighted_by_the_opponents_plays() -> None:
     history and scores them in each sampled deal (finite, and not alike in every deal)."""
     from ristiseiska.bots.master import MasterBot
     from ristiseiska.learn.net import cached
-    from ristiseiska.learn.search import past_choices, policy_log_likelihood, resample
+    from ristiseiska.search.network import past_choices, policy_log_likelihood, resample
 
     g = Game(preset("ristiseiska"), 4, seed=8)
     filler = get_bot("expert", seed=0)
@@ -245,7 +245,7 @@ def test_sampled_deals_are_weighted_by_the_opponents_plays() -> None:
     moments = past_choices(v, last=3)
     assert moments and all(m["seat"] != v.seat for m in moments)
     assert all(sum(1 for m in moments if m["seat"] == s) <= 3 for s in range(4))
-    masks = MasterBot(seed=1, beta=0.0)._world_masks(v, random.Random(2), 40)
+    masks = MasterBot(seed=1, beta=0.0).sampler.masks(v, random.Random(2), 40)
     net, _meta = cached(packaged_path())
     ll = policy_log_likelihood(net, v, masks, moments, beta=20.0)
     assert ll.shape == (40,) and np.isfinite(ll).all() and ll.std() > 0
@@ -327,8 +327,8 @@ def test_kernel_opponent_playouts_show_the_network_what_the_view_shows(name: str
     known-absent cards) is what the seat's own view gives."""
     from ristiseiska import kernel
     from ristiseiska.learn.net import cached
-    from ristiseiska.learn.search import KernelOpponentPlayouts
     from ristiseiska.rl.encoding import Encoding
+    from ristiseiska.search.network import KernelOpponentPlayouts
 
     rules = preset(name)
     net, _meta = cached(packaged_path())

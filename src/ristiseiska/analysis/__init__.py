@@ -2,13 +2,13 @@
 
 For one seat of a record, every decision that seat made is looked at *from that seat's view
 at that moment*: the hidden cards are sampled as the ``master`` bot samples them (the same
-consistency rules and the same opponent model: :meth:`MasterBot._world_masks`, compiled in
-:mod:`ristiseiska.kernel.worlds`), and in every sampled world each legal move is played and
-the deal finished by the kernel's playouts. Each move gets its expected points for the deal
-(lower is better; the winner scores 0) and its chance of going out first. All moves share the
-same sampled worlds and playout seeds, so their *differences* are measured much more
-precisely than their levels; the uncertainty shown is the standard error of the played
-move's loss over independent batches of worlds.
+consistency rules and the same opponent model: :class:`ristiseiska.search.Sampler`, compiled
+in :mod:`ristiseiska.kernel.worlds`), and in every sampled world each legal move is played and
+the deal finished by the kernel's playouts (:func:`ristiseiska.search.kernel_values`). Each
+move gets its expected points for the deal (lower is better; the winner scores 0) and its
+chance of going out first. All moves share the same sampled worlds and playout seeds, so their
+*differences* are measured much more precisely than their levels; the uncertainty shown is the
+standard error of the played move's loss over independent batches of worlds.
 
 The optional hindsight evaluation (:func:`analyze_hindsight`) looks at the same decisions
 with every hand known (the real deal, only the playouts random). It answers another
@@ -29,6 +29,7 @@ import numpy as np
 
 from ..game import Game
 from ..moves import Move
+from ..search import Sampler, check_policies, kernel_values, rollout, smart_policy
 
 # Verdicts by the expected points lost by the move played (see docs/analysis.md).
 INACCURACY = 3.0
@@ -234,8 +235,8 @@ def _out_reason(view: Any, move: str) -> str:
     return "analysis.reason.out" if certainly_first_out(view, move) else "analysis.reason.out_likely"
 
 
-def _reason(view: Any, legal: list[Move], best: MoveValue, played: MoveValue, expert: Any
-            ) -> tuple[str, dict[str, Any]]:
+def best_reason(view: Any, legal: list[Move], best: MoveValue, played: MoveValue, expert: Any
+                ) -> tuple[str, dict[str, Any]]:
     """Why the best move is best, in the analysis's own terms where they are clear (going out
     first for sure; an opponent about to go out, so fewer points should stay in hand), else the
     hint machinery's (the expert bot's) reason for that move."""
@@ -263,12 +264,20 @@ def _kernel() -> Any:
     return kernel
 
 
-def _master(seed: int, budget: Budget) -> Any:
-    from ..bots.master import MasterBot
+def _own(budget: Budget) -> str:
+    """The analysed seat's playout policy (``"auto"`` there: ``"strong"``)."""
+    return "strong" if budget.own == "auto" else budget.own
 
-    # The master bot's samplers, unchanged; its search settings are not used here.
-    return MasterBot(seed=seed, rollout="random", opp=budget.opp if budget.opp != "auto" else "auto",
-                     own=budget.own if budget.own != "auto" else "strong")
+
+def _sampler(budget: Budget) -> Sampler:
+    """The master bot's sampler and opponent model (its default ``beta`` and ``oversample``)."""
+    check_policies(_own(budget), budget.opp)
+    return Sampler()
+
+
+def _policy(sampler: Sampler, view: Any, budget: Budget) -> list[str]:
+    """The kernel playout policy of every seat (the analysed seat's by ``budget.own``)."""
+    return sampler.playout_policy(view.players, view.seat, _own(budget), budget.opp)
 
 
 def evaluate_view(view: Any, budget: Budget = Budget(), seed: int = 0,
@@ -280,14 +289,16 @@ def evaluate_view(view: Any, budget: Budget = Budget(), seed: int = 0,
         raise AnalysisError("this seat has no move to make here")
     rng = random.Random(seed)
     kernel = _kernel()
-    bot = _master(seed, budget)
+    sampler = _sampler(budget)
     masks = None
     if kernel is not None and kernel.unsupported(view.rules, view.players) is None:
-        masks = bot._world_masks(view, rng, budget.worlds)
+        masks = sampler.masks(view, rng, budget.worlds)
     if masks is not None:
-        values = _values_masks(view, legal, kernel, masks, bot, rng, budget)
+        values = kernel_values(view, legal, masks, rng, policy=_policy(sampler, view, budget),
+                               rollouts=budget.rollouts, lookahead=budget.search(view.seat),
+                               batches=budget.batches)
     else:
-        values = _values_python(view, legal, bot, rng, budget)
+        values = _values_python(view, legal, sampler, rng, budget)
     return _rank(legal, values, budget.batches)
 
 
@@ -307,48 +318,10 @@ def _rank(legal: list[Move], values: tuple[Any, Any], batches: int) -> list[Move
     return out
 
 
-def _values_masks(view: Any, legal: list[Move], kernel: Any, masks: Any, bot: Any, rng: Any,
-                  budget: Budget) -> tuple[Any, Any]:
-    """Kernel playouts on sampled deals given as bitmasks (the master's approach: the move is
-    made in one deal and its change of the mover's own hand applied to every deal)."""
-    from ..bots.master import game_of_world, worlds_after
-
-    me = view.seat
-    n = view.players
-    count = masks.shape[0]
-    base = game_of_world(view, masks[0], rng)
-    seeds = [rng.getrandbits(63) for _ in range(budget.batches)]
-    policy = bot._playout_policy(n, me)
-    edges = np.linspace(0, count, budget.batches + 1).astype(int)
-    pts = np.zeros((len(legal), budget.batches))
-    wins = np.zeros((len(legal), budget.batches))
-    won = np.zeros(n)
-    for i, m in enumerate(legal):
-        g = base.copy()
-        g.push(m)
-        if g.is_over():  # the seat went out (or the deal ended): the same in every world
-            assert g.result is not None
-            pts[i, :] = float(g.result.points[me])
-            wins[i, :] = float(g.result.winner == me)
-            continue
-        pos = kernel.position_from_game(g)
-        hands = worlds_after(masks, base, g)
-        for b in range(budget.batches):
-            pos["hands"] = np.ascontiguousarray(hands[edges[b]:edges[b + 1]])
-            k = edges[b + 1] - edges[b]
-            mean = kernel.rollout_values(**pos, n_rollouts=k * budget.rollouts, seed=seeds[b],
-                                         policy=policy, wins=won, lookahead=budget.search(me))
-            pts[i, b] = float(mean[me])
-            wins[i, b] = float(won[me])
-    return pts, wins
-
-
-def _values_python(view: Any, legal: list[Move], bot: Any, rng: Any,
+def _values_python(view: Any, legal: list[Move], sampler: Sampler, rng: Any,
                    budget: Budget) -> tuple[Any, Any]:
     """Python playouts (rules outside the kernel: two decks, jokers, open cards, ...): fewer
-    worlds, the master's ``smart`` playout policy, one playout per world and move."""
-    from ..bots.master import rollout, smart_policy
-
+    worlds, the ``smart`` playout policy, one playout per world and move."""
     me = view.seat
     worlds = max(budget.batches, min(budget.worlds, PYTHON_WORLDS))
     if len(legal) == 1:  # a forced move is valued only for the plot: a rough value will do
@@ -356,7 +329,7 @@ def _values_python(view: Any, legal: list[Move], bot: Any, rng: Any,
     pts = np.zeros((len(legal), budget.batches))
     wins = np.zeros((len(legal), budget.batches))
     counts = np.zeros(budget.batches)
-    for w, (hands, stock) in enumerate(bot._worlds(view, rng, worlds)):
+    for w, (hands, stock) in enumerate(sampler.worlds(view, rng, worlds)):
         b = w % budget.batches
         base = Game.from_view(view, hands, stock)
         seed = rng.getrandbits(64)
@@ -408,8 +381,6 @@ def evaluate_open(game: Game, budget: Budget = Budget(), seed: int = 0) -> list[
                 pts[i, b] = float(mean[me])
                 wins[i, b] = float(won[me])
         else:
-            from ..bots.master import rollout, smart_policy
-
             for b in range(budget.batches):
                 prng = random.Random(seeds[b])
                 for _ in range(max(1, PYTHON_WORLDS // budget.batches)):
@@ -493,7 +464,7 @@ def analyze_record(rec: Mapping[str, Any], seat: int, budget: Budget = Budget(),
                     from ..bots.expert import ExpertBot
 
                     expert = ExpertBot(seed=seed)
-                reason = _reason(view, legal, best, mine, expert)
+                reason = best_reason(view, legal, best, mine, expert)
                 d = Decision(i, seat, played, best.move, loss, mine.se, verdict_of(loss), values,
                              reason, len(view.hand))
             decisions.append(d)
@@ -531,5 +502,5 @@ __all__ = [
     "AnalysisError", "Budget", "MoveValue", "Decision", "SeatAnalysis", "VERDICTS", "INACCURACY",
     "MISTAKE", "BLUNDER", "ACCURACY_HALF", "verdict_of", "decision_accuracy", "deal_accuracy",
     "reason_text", "evaluate_view", "evaluate_open", "analyze_record", "decision_points",
-    "check_seat", "expected_curve",
+    "check_seat", "expected_curve", "best_reason",
 ]

@@ -53,6 +53,11 @@ def _type_values(rules: Rules) -> list[int]:
     return got
 
 
+def type_values(rules: Rules) -> list[int]:
+    """Card points of each of the 52 card types under ``rules`` (cached; do not change it)."""
+    return _type_values(rules)
+
+
 def card_type(rules: Rules, c: int) -> int:
     """The type id of a card (both copies of a card share it with two identical decks)."""
     if rules.decks == 2 and not rules.distinct_decks and c < 104:

@@ -25,36 +25,36 @@ own rule; see :data:`ristiseiska.kernel.WEIGHTS`).
 Elsewhere the rollout policy is ``rollout``: ``"random"``, ``"greedy"`` or ``"smart"`` (Python
 playouts on the engine) or any callable ``policy(game, legal, rng) -> Move``, and the bot
 maximises wins plus a small share for few points.
+
+The sampling, the weighting, the playouts and the values over the sampled deals live in
+:mod:`ristiseiska.search`; this module is the bot on top: its budget, the expert's judgement
+added to the search's values, and the choice.
 """
 
 from __future__ import annotations
 
-import math
 import time
-from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
 
-from ..cards import Card
 from ..game import Game
-from ..moves import PLAY, Move
+from ..moves import Move
 from ..rules import Rules
 from ..scoring import Result
-from ..table import held_back
+from ..search import (
+    DEFAULT_BETA,
+    DEFAULT_OVERSAMPLE,
+    POLICIES,
+    Policy,
+    Sampler,
+    check_policies,
+    kernel_values,
+    rollout,
+)
 from .base import Bot, Reason, legal_of
 from .expert import ExpertBot, Features
-from .knowledge import (
-    SENSIBLE_NOISE,
-    SENSIBLE_OTHERS,
-    SENSIBLE_OWN,
-    SENSIBLE_VALUE,
-    _type_values,
-    infer,
-    table_cards,
-)
-
-FULL_MASK = (1 << 52) - 1
+from .knowledge import _type_values
 
 DEFAULT_ITERATIONS = 150
 # With the kernel: sampled deals, playouts of each, and how many of the bot's own next choices
@@ -66,12 +66,9 @@ DEFAULT_ROLLOUTS = 4
 DEFAULT_LOOKAHEAD = 2
 DEFAULT_TRIES = 4
 DEFAULT_TIME_LIMIT = 2.0
-DEFAULT_BETA = 2.0  # sharpness of the sensible-player model (1: as fitted; 0: no weighting)
 DEFAULT_PRIOR = 1.0  # weight of the expert's judgement added to the kernel's (points) values
-DEFAULT_OVERSAMPLE = 10  # deals drawn per deal kept (compiled sampling; at most 3 in Python)
 DEFAULT_OWN = "greedy"  # the kernel playout policy of the searching seat's later moves
 DEFAULT_OPP = "auto"  # ... and of the opponents (a model of how they play)
-KERNEL_POLICIES = ("random", "greedy", "epsilon", "sensible", "strong", "expert")  # ristiseiska.kernel.POLICIES
 DEFAULT_WIN_BONUS = 60.0  # points a sure win of the deal is worth on top of its points
 # ``learned=1`` (off by default): while no opponent clearly looks sensible (the model's chance
 # at most LEARNED_TRUST), the bot's own later moves in the playouts follow the learned network
@@ -82,86 +79,6 @@ DEFAULT_WIN_BONUS = 60.0  # points a sure win of the deal is worth on top of its
 LEARNED_WORLDS = 400
 LEARNED_TRUST = 0.8
 LEARNED_ROLLOUTS = 2
-
-Policy = Callable[[Game, list[Move], Any], Move]
-
-
-def random_policy(game: Game, legal: list[Move], rng: Any) -> Move:
-    return legal[int(rng.random() * len(legal))]
-
-
-def greedy_policy(game: Game, legal: list[Move], rng: Any) -> Move:
-    """Cheap but less naive than random: go out when possible, use extra moves, and otherwise
-    prefer a card whose next card in line is in the player's own hand."""
-    plays = [m for m in legal if m.kind == PLAY]
-    if not plays:
-        return legal[0] if len(legal) == 1 else legal[int(rng.random() * len(legal))]
-    if len(plays) == 1:
-        return plays[0]
-    table = game.table
-    hand = game._hands[game.to_move]  # the rollout plays with full knowledge of its own world
-    best, best_key = plays[0], -1.0
-    for m in plays:
-        c = m.card
-        assert c is not None
-        t = int(c) % 52 if game.rules.decks == 2 and not game.rules.distinct_decks else int(c)
-        key = rng.random()
-        if t < len(table.type_rows):
-            row = table.type_rows[t][0]
-            line = table.types[row]
-            if t in line:
-                idx = line.index(t)
-                nxt = idx - 1 if idx < table.center else idx + 1
-                if 0 <= nxt < len(line) and (hand >> line[nxt]) & 1:
-                    key += 1.0
-        if key > best_key:
-            best, best_key = m, key
-    return best
-
-
-def behind_masks(rules: Any) -> tuple[int, ...] | None:
-    """For each card type of a single-deck row layout: the bitmask of the card types that can
-    only come after it (:func:`ristiseiska.table.held_back`). ``None`` for other layouts (the
-    master's reading of the opponents was fitted on rows only)."""
-    if rules.layout != "rows":
-        return None
-    return held_back(rules)
-
-
-def smart_policy(game: Game, legal: list[Move], rng: Any) -> Move:
-    """A cheap model of a sound player, for playouts: play the card that frees the most of
-    one's own cards (a seven of a long suit, a six or eight with followers), random on ties;
-    always take an extra move; one move in ten at random so that playouts stay varied."""
-    if len(legal) == 1:
-        return legal[0]
-    behind = behind_masks(game.rules)
-    if behind is None or rng.random() < 0.1:
-        return legal[int(rng.random() * len(legal))]
-    hand = game._hands[game.to_move]
-    best, best_key = legal[0], -1.0
-    for m in legal:
-        c = m.card
-        if m.kind != PLAY or c is None or c >= 52:
-            key = -0.5 + rng.random() * 0.1
-        else:
-            key = (behind[c] & hand).bit_count() + rng.random()
-        if key > best_key:
-            best, best_key = m, key
-    return best
-
-
-POLICIES: dict[str, Policy] = {"random": random_policy, "greedy": greedy_policy,
-                               "smart": smart_policy}
-
-
-def rollout(game: Game, rng: Any, policy: Policy = random_policy) -> Result:
-    """Play ``game`` to its end with ``policy`` for every seat; return the result."""
-    while not game.is_over():
-        legal = game.legal_moves()
-        game.push(legal[0] if len(legal) == 1 else policy(game, legal, rng))
-    assert game.result is not None
-    return game.result
-
 
 def utility(result: Result, seat: int) -> float:
     """What a deal is worth to ``seat``: 1 for winning it, plus up to 0.5 for having few points
@@ -214,10 +131,7 @@ class MasterBot(Bot):
         if learned not in (0, 1) or isinstance(learned, float):
             raise ValueError(f"learned must be 0 or 1 (false or true), not {learned!r}")
         self.learned = bool(learned)
-        for label, name in (("own", own), ("opp", opp)):
-            known = ("auto",) + KERNEL_POLICIES if label == "opp" else KERNEL_POLICIES
-            if name not in known:
-                raise ValueError(f"{label} must be one of {', '.join(known)}, not {name!r}")
+        check_policies(own, opp)
         self.own, self.opp = own, opp
         if not isinstance(win_bonus, int | float) or win_bonus < 0:
             raise ValueError(f"win_bonus must be a number ≥ 0, not {win_bonus!r}")
@@ -263,7 +177,8 @@ class MasterBot(Bot):
 
                     vecenv.warm_up()  # ... and the learned playouts' environment
         self._expert = ExpertBot(seed=self.seed)
-        self.sensible: dict[int, float] = {}  # per opponent: chance that it plays sensibly
+        # the deals of the hidden cards and the reading of the opponents (ristiseiska.search)
+        self.sampler = Sampler(self.beta, self.oversample)
         self.last_stats: dict[str, Any] = {}
 
     def decide(self, view: Any) -> tuple[Move, Reason]:
@@ -307,117 +222,15 @@ class MasterBot(Bot):
             return None
         return k
 
-    def _worlds(self, view: Any, rng: Any, count: int) -> Iterator[tuple[list[list[Any]], list[Any]]]:
-        """``count`` sampled deals of the hidden cards. With ``beta`` > 0 and a single-deck
-        row layout, more deals are drawn and ``count`` of them kept with probability
-        proportional to how well they explain the opponents' past choices."""
-        me = view.seat
-        if view.open_hands is not None:  # open-cards mode: only a stock stays hidden
-            for _ in range(count):
-                hands = [list(view.open_hands[s]) for s in range(view.players)]
-                yield hands, _open_stock(view, rng)
-            return
-        know = infer(view)
-        behind = behind_masks(view.rules)
-        self.sensible = {}
-        if self.beta > 0 and behind is not None and know.observations:
-            pool = [know.sample(rng) for _ in range(count * min(self.oversample, 3))]
-            ll = np.zeros((len(pool), view.players, 2))
-            for k, (h, _) in enumerate(pool):
-                for st, pair in know.seat_log_likelihoods(h, behind, self.beta).items():
-                    ll[k, st] = pair
-            for i in self._resample(ll, count, rng):
-                hands, stock = pool[i]
-                hands = [list(h) for h in hands]
-                hands[me] = list(view.hand)
-                yield hands, stock
-            return
-        for _ in range(count):
-            hands, stock = know.sample(rng)
-            hands[me] = list(view.hand)
-            yield hands, stock
-
-    def _world_masks(self, view: Any, rng: Any, count: int) -> Any:
-        """``count`` sampled deals as a (count × players) array of hand bitmasks, drawn and
-        weighted by the compiled twins of :meth:`_worlds` (same algorithm and model); ``None``
-        where they do not apply (open cards, two decks, jokers, layouts without rows)."""
-        rules = view.rules
-        behind = behind_masks(rules)
-        if view.open_hands is not None or behind is None or rules.jokers or rules.decks != 1:
-            return None
-        from ..kernel import worlds as kw
-
-        know = infer(view)
-        n = view.players
-        me = view.seat
-        pool = 0
-        for c in know.pool:
-            pool |= 1 << int(c)
-        sizes = np.zeros(n, np.int64)
-        known = np.zeros(n, np.uint64)
-        excl = np.zeros(n, np.uint64)
-        free = np.zeros(n, np.int64)
-        free_excl = np.zeros(n, np.uint64)
-        for st, o in know.opponents.items():
-            sizes[st] = o.size
-            km = 0
-            for c in o.known:
-                km |= 1 << int(c)
-            known[st] = km
-            excl[st] = o.excluded & FULL_MASK
-            free[st] = o.free
-            free_excl[st] = o.free_excluded & FULL_MASK
-        weigh = self.beta > 0 and bool(know.observations)
-        total = count * (self.oversample if weigh else 1)
-        hands = np.zeros((total, n), np.uint64)
-        kw.sample_hands(np.uint64(rng.getrandbits(64)), total, n, me, np.uint64(pool), sizes,
-                        known, excl, free, free_excl, know.stock_size, 30, hands)
-        mine = 0
-        for c in view.hand:
-            mine |= 1 << int(c)
-        self.sensible = {}
-        if weigh:
-            obs = know.observations
-            ll = np.zeros((total, n, 2))
-            kw.seat_log_likelihoods(
-                hands, np.array([o[0] for o in obs], np.int64), np.array([o[1] for o in obs], np.int64),
-                np.array([o[2] for o in obs], np.uint64), np.array([o[3] for o in obs], np.uint64),
-                np.array([o[4] for o in obs], np.uint64), np.array([o[5] for o in obs], np.bool_),
-                np.array(behind, np.uint64), np.array(_type_values(rules), np.float64),
-                SENSIBLE_OWN, SENSIBLE_OTHERS, SENSIBLE_VALUE, SENSIBLE_NOISE, self.beta, ll)
-            hands = hands[self._resample(ll, count, rng)]
-        hands[:, me] = mine
-        return hands
-
-    def _resample(self, ll: Any, count: int, rng: Any) -> Any:
-        """Indices of ``count`` of the sampled deals, drawn by weight. ``ll[k, s]``: the
-        log-likelihoods of seat ``s``'s past plays in deal ``k`` if it plays at random or
-        sensibly. Each opponent is one or the other (even odds, unknown): a deal's weight is
-        the product over opponents of the two likelihoods' mean; the same evidence sets
-        :attr:`sensible`, each opponent's chance of being a sensible player."""
-        logw = np.zeros(ll.shape[0])
-        self.sensible = {}
-        for st in range(ll.shape[1]):
-            rand, sens = ll[:, st, 0], ll[:, st, 1]
-            if not rand.any():
-                continue  # no choice of this seat's told anything
-            logw += np.logaddexp(rand, sens)
-            self.sensible[st] = _sigmoid(_np_logmeanexp(sens) - _np_logmeanexp(rand))
-        w = np.exp(logw - logw.max())
-        # systematic resampling: low variance, deterministic given rng
-        edges = (rng.random() + np.arange(count)) * (w.sum() / count)
-        return np.minimum(np.searchsorted(np.cumsum(w), edges, side="right"), len(w) - 1)
+    @property
+    def sensible(self) -> dict[int, float]:
+        """Per opponent: the chance that it plays sensibly (from the last sampled deals)."""
+        return self.sampler.sensible
 
     def _playout_policy(self, n: int, me: int) -> list[str]:
         """The kernel playout policy of every seat: ``own`` for this one, ``opp`` for the
         others (with ``"auto"``: each opponent as it seems to play)."""
-        if self.opp == "auto":
-            policy = ["sensible" if self.sensible.get(s, 0.5) >= 0.5 else "random"
-                      for s in range(n)]
-        else:
-            policy = [self.opp] * n
-        policy[me] = self.own
-        return policy
+        return self.sampler.playout_policy(n, me, self.own, self.opp)
 
     def search_kernel(self, view: Any, legal: list[Move], kernel: Any) -> dict[str, Any]:
         """Evaluate every legal move by the kernel's playouts: minus the mean points."""
@@ -425,7 +238,7 @@ class MasterBot(Bot):
         me = view.seat
         rng = self.rng_for(view)
         iterations = self.iterations or self.kernel_iterations
-        masks = self._world_masks(view, rng, iterations)
+        masks = self.sampler.masks(view, rng, iterations)
         if masks is not None:
             return self._search_masks(view, legal, kernel, masks, rng, start)
         rows: list[list[list[int]]] = [[] for _ in legal]
@@ -433,7 +246,7 @@ class MasterBot(Bot):
         own_points: list[list[float]] = [[] for _ in legal]  # the same deals' points alone
         positions: list[dict[str, Any] | None] = [None] * len(legal)
         worlds = 0
-        for hands, stock in self._worlds(view, rng, iterations):
+        for hands, stock in self.sampler.worlds(view, rng, iterations):
             base = Game.from_view(view, hands, stock)
             for i, m in enumerate(legal):
                 g = base.copy()
@@ -490,28 +303,11 @@ class MasterBot(Bot):
         policy = self._playout_policy(n, me)
         if self._learned_applies(view):
             return self._search_learned(view, legal, masks, rng, start, policy)
-        base = game_of_world(view, masks[0], rng)
-        seed = rng.getrandbits(63)
-        won = np.zeros(n)
-        values, points = [], []
-        for m in legal:
-            g = base.copy()
-            g.push(m)
-            if g.is_over():
-                # The bot went out: its own points (nil, or chips by the others' card counts)
-                # are the same in every sampled deal.
-                res = g.result
-                assert res is not None
-                values.append(-(float(res.points[me]) - self.win_bonus * (res.winner == me)))
-                points.append(float(res.points[me]))
-                continue
-            pos = kernel.position_from_game(g)
-            pos["hands"] = worlds_after(masks, base, g)
-            mean = kernel.rollout_values(**pos, n_rollouts=count * self.rollouts, seed=seed,
-                                         policy=policy, wins=won, lookahead=(
-                                             me, self.lookahead, self.tries, self.win_bonus))
-            values.append(-(float(mean[me]) - self.win_bonus * float(won[me])))
-            points.append(float(mean[me]))
+        pts, wins = kernel_values(view, legal, masks, rng, policy=policy, rollouts=self.rollouts,
+                                  lookahead=(me, self.lookahead, self.tries, self.win_bonus))
+        values = [float(-(p - self.win_bonus * w)) for p, w in zip(pts[:, 0], wins[:, 0],
+                                                                     strict=True)]
+        points = [float(p) for p in pts[:, 0]]
         self.last_stats = {
             "worlds": count, "seconds": time.perf_counter() - start,
             "moves": [str(m) for m in legal], "value": values, "wins": [0] * len(legal),
@@ -538,6 +334,7 @@ class MasterBot(Bot):
         opponents by ``policy``, inside the compiled step): values in the same unit (minus
         points plus ``win_bonus`` times the chance of going out first)."""
         from ..learn import net as netmod
+        from ..search.network import playout_values
 
         net, _meta = netmod.cached(netmod.packaged_path())
         masks = masks[:LEARNED_WORLDS]
@@ -561,7 +358,7 @@ class MasterBot(Bot):
         worlds = 0
         policy = self.policy
         iterations = self.iterations or DEFAULT_ITERATIONS
-        for hands, stock in self._worlds(view, rng, iterations):
+        for hands, stock in self.sampler.worlds(view, rng, iterations):
             base = Game.from_view(view, hands, stock)
             seed = rng.getrandbits(64)
             for i, m in enumerate(legal):
@@ -598,108 +395,9 @@ class ClassicMasterBot(MasterBot):
         super().__init__(seed, learned=learned, **options)
 
 
-def playout_values(net: Any, view: Any, legal: list[Any], masks: np.ndarray, rng: Any, *,
-                   scale: float, rollouts: int = 1, depth: int = 0,
-                   opponents: list[str] | None = None) -> np.ndarray:
-    """The mean outcome (``win - points / scale``) of every move of ``legal`` over the sampled
-    deals ``masks`` (rows of seat hand masks, the bot's own hand in its seat), each deal
-    played on ``rollouts`` times: the bot's own later moves by the network, the other seats'
-    by the network too (``opponents=None``: :class:`Playouts`, ``depth`` cuts them short) or
-    by the kernel policies ``opponents[seat]`` (:class:`KernelOpponentPlayouts`)."""
-    from .. import kernel
-    from ..learn import features as F
-    from ..learn.search import KernelOpponentPlayouts, Playouts
-
-    me, n = view.seat, view.players
-    W = masks.shape[0]
-    base = game_of_world(view, masks[0], rng)
-    rel = F.view_void(view)
-    voids = np.zeros((n, 52), np.float32)
-    for k in range(1, n):
-        voids[(me + k) % n] = rel[k - 1]
-    values = np.zeros(len(legal))
-    todo: list[tuple[int, dict[str, Any], np.ndarray]] = []
-    for i, m in enumerate(legal):
-        g = base.copy()
-        g.push(m)
-        if g.is_over():
-            res = g.result
-            assert res is not None
-            values[i] = float(res.winner == me) - float(res.points[me]) / scale
-            continue
-        todo.append((i, kernel.position_from_game(g), worlds_after(masks, base, g)))
-    if not todo:
-        return values
-    R = W * rollouts
-    play: Playouts | KernelOpponentPlayouts
-    if opponents is not None:
-        play = KernelOpponentPlayouts(net, view.rules, n, R * len(todo), scale, me, opponents,
-                                      seed=rng.getrandbits(62))
-    else:
-        play = Playouts(net, view.rules, n, R * len(todo), scale)
-    for j, (_i, pos, hands) in enumerate(todo):
-        play.load(slice(j * R, (j + 1) * R), pos, np.tile(hands, (rollouts, 1)), voids)
-    play.ready()
-    out = play.run(me, depth)
-    for j, (i, _pos, _hands) in enumerate(todo):
-        values[i] = float(out[j * R:(j + 1) * R].mean())
-    return values
-
-
-def worlds_after(masks: Any, base: Game, after: Game) -> Any:
-    """The sampled worlds' hands (one row of seat masks per world) once ``base`` has become
-    ``after``: the cards that left or joined each hand are known alike in every world."""
-    hands = masks.copy()
-    for s in range(base.n):
-        gone, came = base._hands[s] & ~after._hands[s], after._hands[s] & ~base._hands[s]
-        if gone or came:
-            hands[:, s] = (hands[:, s] & np.uint64(FULL_MASK & ~gone)) | np.uint64(came)
-    return hands
-
-
-def game_of_world(view: Any, row: Any, rng: Any) -> Game:
-    """The game of one sampled deal: ``row`` holds each seat's hand as a bitmask; the cards
-    neither in a hand nor on the table form the stock, shuffled with ``rng``."""
-
-    def cards(mask: int) -> list[Card]:
-        return [Card(c) for c in range(52) if (mask >> c) & 1]
-
-    stock: list[Card] = []
-    if view.stock_size:
-        rest = FULL_MASK & ~int(np.bitwise_or.reduce(row))
-        for c in table_cards(view.table):
-            rest &= ~(1 << int(c))
-        stock = cards(rest)
-        rng.shuffle(stock)
-    return Game.from_view(view, [cards(int(row[s])) for s in range(view.players)], stock)
-
-
-def _sigmoid(x: float) -> float:
-    return 1.0 / (1.0 + math.exp(-x)) if x > -700 else 0.0
-
-
-def _np_logmeanexp(xs: Any) -> float:
-    hi = float(xs.max())
-    return hi + math.log(float(np.exp(xs - hi).mean()))
-
-
 def _kernel() -> Any:
     try:
         from .. import kernel
     except Exception:  # numba missing or broken: Python playouts still work
         return None
     return kernel
-
-
-def _open_stock(view: Any, rng: Any) -> list[Any]:
-    if not view.stock_size:
-        return []
-    know = infer(view)
-    pool = list(know.pool)
-    for s in range(view.players):
-        if s != view.seat:
-            for c in view.open_hands[s]:
-                if c in pool:
-                    pool.remove(c)
-    rng.shuffle(pool)
-    return pool[: view.stock_size]

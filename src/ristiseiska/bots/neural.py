@@ -88,7 +88,7 @@ class NeuralBot(Bot):
 
 
 class NeuralMasterBot(Bot):
-    """Search on top of the learned network (:mod:`ristiseiska.learn.search`): sampled deals
+    """Search on top of the learned network (:mod:`ristiseiska.search.network`): sampled deals
     of the hidden cards weighted by how likely the network finds the opponents' recent plays,
     every candidate move played on by the network for every seat until the bot's ``depth``-th
     next turn (0: to the end of the deal), where the network's value cuts the playout short.
@@ -122,13 +122,14 @@ class NeuralMasterBot(Bot):
         self.rollouts = rollouts
         self.policy = NeuralBot(seed=self.seed, path=path)
         self.net = self.policy.net
-        from .master import MasterBot
+        from .. import kernel
+        from ..search import Sampler
 
-        # the classic bot's compiled sampler: with opp="network" its own weighting is off (the
+        # the search's compiled sampler: with opp="network" its own weighting is off (the
         # network weighs); with opp="auto" the classic model weighs the deals and tells which
         # opponents play sensibly (oversample and beta then as the classic master's)
-        self._sampler = (MasterBot(seed=self.seed, beta=0.0) if opp == "network"
-                         else MasterBot(seed=self.seed))
+        self.sampler = Sampler(beta=0.0) if opp == "network" else Sampler()
+        kernel.warm_up()  # the sampler's compiled code, now rather than during the first move
         from ..kernel import vecenv
 
         # compile (the first run after an install) or load the playouts' environment now, not
@@ -167,20 +168,20 @@ class NeuralMasterBot(Bot):
         """The mean playout outcome of every legal move (``win - points / scale``)."""
         import time
 
-        from ..learn.search import (
+        from ..search.network import (
             past_choices,
+            playout_values,
             policy_log_likelihood,
             resample,
             scale_for,
         )
-        from .master import playout_values
 
         t0 = time.perf_counter()
         me, n = view.seat, view.players
         rng = self.rng_for(view)
         auto = self.opp == "auto"
         total = self.worlds * (self.oversample if self.beta > 0 and not auto else 1)
-        masks = self._sampler._world_masks(view, rng, total)
+        masks = self.sampler.masks(view, rng, total)
         if masks is None:
             return None
         if self.beta > 0 and self.last > 0 and not auto:  # (auto: the classic model weighed)
@@ -193,7 +194,8 @@ class NeuralMasterBot(Bot):
         scale = scale_for(view.rules, n)
         values = playout_values(
             self.net, view, legal, masks, rng, scale=scale, rollouts=self.rollouts,
-            depth=self.depth, opponents=self._sampler._playout_policy(n, me) if auto else None)
+            depth=self.depth,  # (with opp="auto" the network plays this seat: "greedy" unused)
+            opponents=self.sampler.playout_policy(n, me, "greedy", "auto") if auto else None)
         self.last_stats = {"worlds": W, "seconds": time.perf_counter() - t0,
                            "moves": [str(m) for m in legal], "value": values.tolist()}
         return values

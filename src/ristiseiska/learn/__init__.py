@@ -6,7 +6,8 @@
 * :mod:`.net` — a small multi-layer network in plain numpy (inference and training).
 * :mod:`.dmc` — Deep Monte-Carlo self-play training on :class:`ristiseiska.kernel.vecenv.VecEnv`
   (``ristiseiska train``).
-* :mod:`.search` — search on top of the network (the ``master-neural`` bot).
+* Search on top of the network (the ``master-neural`` bot) lives with the rest of the search:
+  :mod:`ristiseiska.search.network`.
 
 Playing needs only numpy (and numba for the kernel); no training library.
 """

@@ -25,11 +25,11 @@ def why(view: Any, legal: list[Move], values: list[Any], seed: int) -> tuple[dic
     with better words later). The analysis's own reason where it is clear (going out first for
     sure, fewer points in hand when someone is about to go out), else the expert bot's reason
     for the answer (the hint machinery)."""
-    from ..analysis import _reason
+    from ..analysis import best_reason
     from ..bots.expert import ExpertBot
 
     best, second = values[0], values[1]
-    key, params = _reason(view, legal, best, second, ExpertBot(seed=seed))
+    key, params = best_reason(view, legal, best, second, ExpertBot(seed=seed))
     reason = {"key": key, "params": encode(params)}
     return {lang: why_text(reason, best.move, lang) for lang in LANGS}, reason
 
@@ -79,8 +79,8 @@ def _is_card_play(move: str) -> bool:
 def why_text(reason: Any, answer: str, lang: str = "fi") -> str:
     """The sentence of a stored reason (see :func:`why`) in ``lang``; a reason that cannot be
     read gives a plain sentence naming the answer."""
-    from ..analysis import _move_words
     from ..bots.reasons import render
+    from ..i18n import move_words as _move_words
 
     generic = t("puzzles.why_generic", lang, move=move_words(answer, lang))
     if not isinstance(reason, dict) or not isinstance(reason.get("key"), str):

@@ -1,9 +1,10 @@
-"""Search on top of the learned network: the ``master-neural`` bot's machinery.
+"""Search on top of the learned network: the ``master-neural`` bot's machinery, and the
+playouts of the ``master`` bot's ``learned`` option (:func:`playout_values`).
 
 For one decision:
 
 1. **Worlds.** The hidden cards are dealt many times consistently with everything public (the
-   compiled sampler of the classic master bot, :meth:`MasterBot._world_masks`), ``oversample``
+   compiled sampler, :meth:`ristiseiska.search.Sampler.masks`), ``oversample``
    times as many as kept. Each deal is then weighted by how likely the network finds each
    opponent's last few choices in it (:func:`policy_log_likelihood`: the opponent's hand at
    the time is its hand in the deal plus the cards it played since; its choice is scored by a
@@ -26,9 +27,10 @@ from typing import Any
 
 import numpy as np
 
+from ..learn import features as F
+from ..learn.net import Net
 from ..rules import Rules
-from . import features as F
-from .net import Net
+from .worlds import game_of_world, worlds_after
 
 FULL = (1 << 52) - 1
 
@@ -40,7 +42,7 @@ def scale_for(rules: Rules, players: int, known: tuple[tuple[str, int, float], .
     for name, n, s in known:
         if n == players and rules.name == name:
             return s
-    from .dmc import points_scale
+    from ..learn.dmc import points_scale
 
     return points_scale(rules, players)
 
@@ -126,7 +128,7 @@ class Playouts:
     def values(self, obs: np.ndarray, mask: np.ndarray, seats: np.ndarray,
                rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Action values (masked to the legal ones, -inf elsewhere) of ``rows``."""
-        from .dmc import action_phi
+        from ..learn.dmc import action_phi
 
         o = obs[rows]
         X = F.build(o, self.n, self.void.relative(seats[rows], rows), self.rules)
@@ -220,7 +222,7 @@ class KernelOpponentPlayouts(Playouts):
 
     def values(self, obs: np.ndarray, mask: np.ndarray, seats: np.ndarray,
                rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        from .dmc import action_phi
+        from ..learn.dmc import action_phi
 
         o = obs[rows]
         base = o[:, :self.base]
@@ -302,7 +304,7 @@ def policy_log_likelihood(net: Net, view: Any, hands: np.ndarray, moments: list[
     """Per sampled deal (rows of ``hands``, seat masks): the log-likelihood of the opponents'
     ``moments`` (:func:`past_choices`) if each chose by a softmax of the network's values
     (sharpness ``beta``)."""
-    from .dmc import action_phi
+    from ..learn.dmc import action_phi
 
     W = hands.shape[0]
     ll = np.zeros(W)
@@ -353,3 +355,49 @@ def resample(logw: np.ndarray, count: int, u: float) -> np.ndarray:
     edges = (u + np.arange(count)) * (w.sum() / count)
     idx: np.ndarray = np.minimum(np.searchsorted(np.cumsum(w), edges, side="right"), len(w) - 1)
     return idx
+
+
+def playout_values(net: Any, view: Any, legal: list[Any], masks: np.ndarray, rng: Any, *,
+                   scale: float, rollouts: int = 1, depth: int = 0,
+                   opponents: list[str] | None = None) -> np.ndarray:
+    """The mean outcome (``win - points / scale``) of every move of ``legal`` over the sampled
+    deals ``masks`` (rows of seat hand masks, the bot's own hand in its seat), each deal
+    played on ``rollouts`` times: the bot's own later moves by the network, the other seats'
+    by the network too (``opponents=None``: :class:`Playouts`, ``depth`` cuts them short) or
+    by the kernel policies ``opponents[seat]`` (:class:`KernelOpponentPlayouts`)."""
+    from .. import kernel
+
+    me, n = view.seat, view.players
+    W = masks.shape[0]
+    base = game_of_world(view, masks[0], rng)
+    rel = F.view_void(view)
+    voids = np.zeros((n, 52), np.float32)
+    for k in range(1, n):
+        voids[(me + k) % n] = rel[k - 1]
+    values = np.zeros(len(legal))
+    todo: list[tuple[int, dict[str, Any], np.ndarray]] = []
+    for i, m in enumerate(legal):
+        g = base.copy()
+        g.push(m)
+        if g.is_over():
+            res = g.result
+            assert res is not None
+            values[i] = float(res.winner == me) - float(res.points[me]) / scale
+            continue
+        todo.append((i, kernel.position_from_game(g), worlds_after(masks, base, g)))
+    if not todo:
+        return values
+    R = W * rollouts
+    play: Playouts | KernelOpponentPlayouts
+    if opponents is not None:
+        play = KernelOpponentPlayouts(net, view.rules, n, R * len(todo), scale, me, opponents,
+                                      seed=rng.getrandbits(62))
+    else:
+        play = Playouts(net, view.rules, n, R * len(todo), scale)
+    for j, (_i, pos, hands) in enumerate(todo):
+        play.load(slice(j * R, (j + 1) * R), pos, np.tile(hands, (rollouts, 1)), voids)
+    play.ready()
+    out = play.run(me, depth)
+    for j, (i, _pos, _hands) in enumerate(todo):
+        values[i] = float(out[j * R:(j + 1) * R].mean())
+    return values
