@@ -297,3 +297,26 @@ def test_the_module_example_runs():
 
     failures, tried = doctest.testmod(ristiseiska.ceiling)
     assert tried >= 3 and failures == 0
+
+
+def test_the_command_resumes_from_its_file(tmp_path):
+    log = tmp_path / "c.jsonl"
+    p = _cli("--deals", "1", "--seed", "5", "--players", "8", "--resume", str(log))
+    assert p.returncode == 0, p.stderr
+    assert len(log.read_text().splitlines()) == 1
+    first = json.loads(log.read_text())
+    assert first["deal"] == 0 and first["seed"] == 5 and first["players"] == 8
+    # deal 0 is read back, deal 1 solved and added; the figures are those of a fresh run
+    p2 = _cli("--deals", "2", "--seed", "5", "--players", "8", "--resume", str(log))
+    assert p2.returncode == 0, p2.stderr
+    assert [json.loads(x)["deal"] for x in log.read_text().splitlines()] == [0, 1]
+    fresh = _cli("--deals", "2", "--seed", "5", "--players", "8")
+    assert p2.stdout.splitlines()[:3] == fresh.stdout.splitlines()[:3]
+    # another seed, or a damaged line: refused, the file unchanged
+    before = log.read_text()
+    p3 = _cli("--deals", "1", "--seed", "6", "--players", "8", "--resume", str(log))
+    assert p3.returncode == 2 and "another run" in p3.stderr and "Traceback" not in p3.stderr
+    log.write_text(before + "{not json\n")
+    p4 = _cli("--deals", "1", "--seed", "5", "--players", "8", "--resume", str(log))
+    assert p4.returncode == 2 and "line 3" in p4.stderr
+    assert log.read_text() == before + "{not json\n"

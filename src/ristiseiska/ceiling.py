@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -215,16 +215,19 @@ def tournament_game(rules: Rules, players: int, seed: int, deal: int) -> Game:
 
 
 def run_deals(rules: Rules, players: int, seed: int, deals: int, start: int = 0,
-              progress: Callable[[DealRow], None] | None = None) -> list[DealRow]:
+              progress: Callable[[DealRow], None] | None = None,
+              skip: Collection[int] = ()) -> list[DealRow]:
     """The ceiling of deals ``start`` … ``start + deals - 1`` of a tournament seeded ``seed``,
-    every seat (in a duplicate tournament seat ``r`` is the first bot's seat in rotation ``r``).
-    ``progress`` is called with each row as it is done."""
+    every seat (in a duplicate tournament seat ``r`` is the first bot's seat in rotation ``r``),
+    except the deals in ``skip``. ``progress`` is called with each row as it is done."""
     why = unsupported(rules, players)
     if why:
         raise CeilingError(why)
     rows = []
     table = None
     for i in range(start, start + deals):
+        if i in skip:
+            continue
         g = tournament_game(rules, players, seed, i)
         t0 = time.process_time()
         v, table = _solve(g, table)

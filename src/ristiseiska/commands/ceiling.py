@@ -2,6 +2,7 @@
 
     ristiseiska ceiling --deals 500 --seed 2201
     ristiseiska ceiling --deals 3 --seed 1 --lang fi --json ceiling.json
+    ristiseiska ceiling --deals 500 --seed 2201 --resume c2201.jsonl   # stop and go on
 """
 
 from __future__ import annotations
@@ -32,6 +33,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--preset", default=None, metavar="NAME", help="rule set by name (default ristiseiska)")
     p.add_argument("--rules", metavar="FILE.toml", help="house rules from a TOML file (over --preset)")
     p.add_argument("--json", metavar="FILE", help="write every deal's values and the means as JSON")
+    p.add_argument("--resume", metavar="FILE.jsonl",
+                   help="keep one JSON line a deal in FILE as each is solved; deals already in "
+                        "it (an earlier run of the same rules, players and seed) are not "
+                        "solved again")
     p.add_argument("--lang", choices=("fi", "en"), default="en",
                    help="language of the output (default en, like the other tools; fi for Finnish)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -72,6 +77,7 @@ def run(args: argparse.Namespace) -> int:
     why = unsupported(rules, args.players)
     if why:
         raise CliError(why)
+    done = _read_resume(args.resume, rules, args.players, args.seed) if args.resume else {}
     out = None
     if args.json:
         try:
@@ -91,19 +97,41 @@ def run(args: argparse.Namespace) -> int:
 
         bar = Progress(TextColumn(t("ceiling.progress", lang)), BarColumn(), MofNCompleteColumn(),
                        TimeRemainingColumn(), console=Console(stderr=True), transient=True)
+    wanted = range(args.start, args.start + args.deals)
+    kept = [done[i] for i in wanted if i in done]
+    log = None
+    if args.resume:
+        try:
+            log = open(args.resume, "a", encoding="utf-8")
+        except OSError as e:
+            raise CliError(f"cannot write {args.resume}: {e.strerror or e}") from None
+    head = {"rules": rules.to_dict(), "players": args.players, "seed": args.seed}
+
+    def note(row: Any) -> None:
+        if log is not None:
+            log.write(json.dumps({**head, **row.to_dict()}) + "\n")
+            log.flush()
+        if bar is not None:
+            bar.advance(task)
+
     started = time.perf_counter()
     try:
         if bar is not None:
             with bar:
-                task = bar.add_task("", total=args.deals)
+                task = bar.add_task("", total=args.deals, completed=len(kept))
                 rows = run_deals(rules, args.players, args.seed, args.deals, args.start,
-                                 progress=lambda _row: bar.advance(task))
+                                 progress=note, skip=done)
         else:
-            rows = run_deals(rules, args.players, args.seed, args.deals, args.start)
+            rows = run_deals(rules, args.players, args.seed, args.deals, args.start,
+                             progress=note, skip=done)
     except CeilingError as e:
         if out is not None:
             out.close()
         raise CliError(str(e)) from None
+    finally:
+        if log is not None:
+            log.close()
+    rows = sorted(kept + rows, key=lambda r: r.deal)
     wall = time.perf_counter() - started
     s = summary(rows)
     seat_deals = len(rows) * args.players
@@ -131,3 +159,39 @@ def run(args: argparse.Namespace) -> int:
             json.dump(data, out, ensure_ascii=False)
             out.write("\n")
     return 0
+
+
+def _read_resume(path: str, rules: Any, players: int, seed: int) -> dict[int, Any]:
+    """The deals already solved in ``path`` (none if it does not exist yet)."""
+    import os
+
+    from ristiseiska.ceiling import DealRow
+    from ristiseiska.commands.common import CliError
+
+    if not os.path.exists(path):
+        return {}
+    try:
+        with open(path, encoding="utf-8") as f:
+            lines = f.read().splitlines()
+    except (OSError, UnicodeDecodeError) as e:
+        raise CliError(f"cannot read {path}: {getattr(e, 'strerror', None) or e}") from None
+    done = {}
+    want = (rules.to_dict(), players, seed)
+    for k, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            d = json.loads(line)
+            row = DealRow(int(d["deal"]), tuple(float(x) for x in d["win"]),
+                          tuple(float(x) for x in d["points"]), int(d["states"]),
+                          float(d["seconds"]))
+            run = (d["rules"], int(d["players"]), int(d["seed"]))
+        except (ValueError, KeyError, TypeError):
+            raise CliError(f"{path} line {k} is not a line of 'ceiling --resume'") from None
+        if run != want:
+            raise CliError(f"{path} holds deals of another run (seed {run[2]}, {run[1]} players "
+                           "or other rules); give a new file")
+        if len(row.win) != players or len(row.points) != players:
+            raise CliError(f"{path} line {k} is not a line of 'ceiling --resume'")
+        done[row.deal] = row
+    return done
