@@ -263,8 +263,11 @@ def test_the_command_in_finnish(tmp_path):
     assert p.returncode == 0, p.stderr
     assert "paras voiton todennäköisyys:" in p.stdout
     line = next(x for x in p.stdout.splitlines() if x.startswith("pienin pisteiden"))
-    assert "," in line and "." not in line  # decimal commas, intervals with semicolons
-    assert "; " in line
+    assert "," in line and "." not in line  # a decimal comma
+    assert "[" not in line  # one deal: no interval
+    p = _cli("--deals", "2", "--seed", "5", "--players", "8", "--lang", "fi")
+    line = next(x for x in p.stdout.splitlines() if x.startswith("pienin pisteiden"))
+    assert "," in line and "." not in line and "; " in line  # intervals with semicolons
 
 
 @pytest.mark.parametrize("args, words", [

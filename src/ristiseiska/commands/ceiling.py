@@ -140,10 +140,13 @@ def run(args: argparse.Namespace) -> int:
             players=args.players, first=args.start, last=last, seed=args.seed,
             seat_deals=_num(seat_deals, lang, 0)))
     w, p = s["win"], s["points"]
+    one = len(rows) < 2  # no interval from a single deal
     print(t("ceiling.win", lang, value=_pct(w.mean, lang),
-            interval=_interval(_pct(w.low, lang), _pct(w.high, lang), lang)))
+            interval="" if one else _interval(_pct(w.low, lang), _pct(w.high, lang), lang)
+            ).rstrip())
     print(t("ceiling.points", lang, value=_num(p.mean, lang),
-            interval=_interval(_num(p.low, lang), _num(p.high, lang), lang)))
+            interval="" if one else _interval(_num(p.low, lang), _num(p.high, lang), lang)
+            ).rstrip())
     cpu = sum(r.seconds for r in rows)
     print(t("ceiling.work", lang, states=_num(sum(r.states for r in rows), lang, 0),
             cpu=_num(cpu, lang, 1), wall=_num(wall, lang, 1)))
