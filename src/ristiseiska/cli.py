@@ -24,6 +24,7 @@ COMMANDS = {
     "analyze": "analyze",
     "puzzles": "puzzles",
     "train": "train",
+    "ceiling": "ceiling",
 }
 
 

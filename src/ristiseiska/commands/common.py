@@ -49,6 +49,8 @@ GENERIC_FLOAT = (-1e9, 1e9)
 NUMERIC_BOUNDS: dict[str, dict[str, tuple[float | None, float | None]]] = {
     "analyze": {"deal": (None, 10_000_000), "seat": (None, None), "seed": SEEDS,
                 "worlds": (4, 100_000)},
+    "ceiling": {"deals": (1, 1_000_000), "start": (0, 10_000_000), "players": (2, 8),
+                "seed": SEEDS},
     "bench": {"deals": (1, 1_000_000), "kernel_deals": (1, 2_000_000), "players": (2, 8),
               "seed": SEEDS},
     "play": {"players": (2, 8), "deals": (1, 1000), "target": (1, 1_000_000), "seed": SEEDS,
