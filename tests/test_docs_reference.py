@@ -1,6 +1,6 @@
 """The docs are a reference a newcomer reads in ten minutes, and the lab notebook is kept apart
 (issue 48): the README and the two long pages stay short, every local link in the docs leads
-somewhere, and the notes are dated."""
+somewhere, and every note is in the notes' index."""
 
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ def test_every_local_link_in_the_docs_exists() -> None:
     assert not missing, missing
 
 
-def test_the_notes_are_dated_and_indexed() -> None:
+def test_every_note_is_indexed() -> None:
     notes = sorted(p.name for p in (DOCS / "notes").glob("*.md") if p.name != "README.md")
     assert notes
     index = (DOCS / "notes" / "README.md").read_text(encoding="utf-8")
