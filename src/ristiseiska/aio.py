@@ -3,7 +3,7 @@
 On Python 3.11 ``asyncio.get_running_loop()`` checks the process id with a ``getpid`` system
 call each time, and ``asyncio.sleep`` and an empty ``asyncio.Queue``'s wait ask it. The web
 server waits that way several times per move; at a thousand tables those system calls were
-4.5% of its CPU (docs/web.md, *Sixth pass*). These helpers take the loop once.
+4.5% of its CPU (docs/notes/2026-12-02-server-cpu-passes.md, *Sixth pass*). These helpers take the loop once.
 """
 
 from __future__ import annotations

@@ -73,7 +73,7 @@ DEFAULT_WIN_BONUS = 60.0  # points a sure win of the deal is worth on top of its
 # ``learned=1`` (off by default): while no opponent clearly looks sensible (the model's chance
 # at most LEARNED_TRUST), the bot's own later moves in the playouts follow the learned network
 # on this many of the sampled deals, each played out this many times, and the expert's
-# judgement is not added. Measured in docs/strength.md ("The master learns"): +5.5 points of
+# judgement is not added. Measured in docs/notes/2026-12-05-bots-experiments.md ("The master learns"): +5.5 points of
 # wins against random players on the tuning seed, level on a test seed with 1.6 more points
 # a deal, level against experts; so the default stays the greedy rule.
 LEARNED_WORLDS = 400

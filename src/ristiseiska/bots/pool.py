@@ -48,7 +48,7 @@ from ..moves import Move
 POOLED: frozenset[str] = frozenset({"master", "neural"})
 # What such a level plays while the compiled code it needs is not ready yet (the first minute
 # after installing, while a worker compiles it): the expert's rules, which need no compiler,
-# so that no table ever waits on a compilation (issue 50; docs/web.md, *The first minute*).
+# so that no table ever waits on a compilation (issue 50; docs/hosting.md, *The first minute*).
 STAND_IN: dict[str, str] = {"master": "expert", "neural": "expert"}
 WORKER_NICE = 10  # the workers yield the CPU to the process that serves people
 

@@ -8,8 +8,8 @@ run the same code through SQLAlchemy's async engine.
 
 A SQLite file that changes under the running server (deleted, replaced, truncated or
 overwritten, also only past its header) is noticed before the next write is acknowledged: the
-store then refuses every write with :class:`StorageFault` until a restart (docs/web.md,
-"Storage"). In write-ahead-log mode only a checkpoint writes the database file itself, so a
+store then refuses every write with :class:`StorageFault` until a restart (docs/hosting.md,
+*Safe for strangers*). In write-ahead-log mode only a checkpoint writes the database file itself, so a
 file written since the last checkpoint (one of ours, or one another process vouched for in
 ``<file>.checkpoint``) has its pages checked (``PRAGMA quick_check``) before the next ack. A small ledger beside
 the file (``<file>.ledger``) remembers which database it was and how many tables it held, so
@@ -117,7 +117,7 @@ class OpenRow(Base):
     table_id: Mapped[str] = mapped_column(ForeignKey("rs_tables.id"), primary_key=True)
     created: Mapped[float] = mapped_column(index=True)
 class OwnerRow(Base):
-    """Which server process owns a table now (docs/web.md, *Several machines*): a
+    """Which server process owns a table now (docs/hosting.md, *Several machines*): a
     compare-and-set row whose ``epoch`` (a fencing number) grows by one at every takeover. A
     move or a deal is stored only in a transaction that finds the row still at the writer's
     epoch (PostgreSQL: under a share lock on the row, so a takeover waits for a write in
@@ -897,7 +897,7 @@ class Store:
                     raise Fenced(f"table {table_id} was taken over by another server process")
             s.add(DealRow(table_id=table_id, deal=deal, started=time.time()))
 
-    # -- owners (several processes or machines; docs/web.md) -------------------------------
+    # -- owners (several processes or machines; docs/hosting.md) ----------------------------
     async def take(self, table_id: str) -> int:
         """Make this process the table's owner: one atomic upsert that raises the fencing
         number by one (1 for a table nobody owned). Every write of the previous owner that
@@ -975,7 +975,7 @@ class Store:
                 # Under load, wait a moment for more moves: each commit (an fsync) costs the
                 # same for one move or twenty, and one commit per 2-3 moves was an eighth of the
                 # server's CPU at a thousand tables (25 ms rather than 10: a third less of the
-                # writer's CPU, docs/web.md). A lone move is never kept waiting.
+                # writer's CPU, docs/hosting.md). A lone move is never kept waiting.
                 await sleep_on(loop, self.commit_window)
             while not queue.empty() and len(batch) < 512:
                 batch.append(queue.get_nowait())

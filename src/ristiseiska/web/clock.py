@@ -16,7 +16,7 @@ where the time left is stored and the timer set again. The timeout move is made 
 table's lock; a searching stand-in would think in the bot pool with the lock released, the way
 ``LiveTable._bot_step`` does (the default level answers at once).
 
-Stored (``rs_clock``, ``rs_clock_timeouts``; docs/web.md "Turn clock"): at each turn start the
+Stored (``rs_clock``, ``rs_clock_timeouts``; docs/web-api.md "The turn clock"): at each turn start the
 turn (deal, ply, seat) and its full budget, at each checkpoint the time left, when the clock
 pauses or the server stops the exact time left, plus the timeouts in a row and the held seats.
 After a restart (a SIGKILL too) the same turn resumes with the stored time left: never more

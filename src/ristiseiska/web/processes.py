@@ -1,6 +1,6 @@
 """Several server processes on one machine: ``ristiseiska serve --processes N``.
 
-Each process is the only authority over its own tables (docs/web.md, *Several server
+Each process is the only authority over its own tables (docs/hosting.md, *Several server
 processes*). nginx sits in front and pins every table to one process by hashing the table id
 in the path (``/t/{id}``, ``/api/tables/{id}…``, ``/ws/{id}``) with its ``consistent`` hash;
 requests without a table id (the lobby, static files, creating a table) go to any process.
@@ -84,7 +84,7 @@ def nginx_config(listen_host: str, listen_port: int, backends: list[tuple[str, i
     ``prefix``); without, the ``http``-level part to include in an existing nginx."""
     listen = f"[{listen_host}]:{listen_port}" if ":" in listen_host else f"{listen_host}:{listen_port}"
     # one failure (refused, or no answer in time) sets a process aside for 10 s: its tables
-    # go to the next process on the hash ring, which takes them over (docs/web.md)
+    # go to the next process on the hash ring, which takes them over (docs/hosting.md)
     servers = "\n".join(f"        server {h}:{p} max_fails=1 fail_timeout=10s;"
                          for h, p in backends)
     http = f"""    # the table id in the path decides the process; no id: any process

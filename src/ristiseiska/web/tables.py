@@ -55,7 +55,7 @@ AWAY_GRACE = 20.0
 MAX_MOVE_IDS = 256  # acknowledged move ids remembered per seat (a resent id gets its ack again)
 HISTORY = "\u0000history\u0000"  # placeholders the writer replaces with cached JSON
 LOG = "\u0000log\u0000"
-# Seconds between looks at which tables another process has taken over (docs/web.md).
+# Seconds between looks at which tables another process has taken over (docs/hosting.md).
 OWNER_CHECK = 1.0
 log = logging.getLogger("ristiseiska.web")
 
@@ -377,13 +377,7 @@ class LiveTable:
                 raise ActionError("seat-taken", "somebody already sits there")
             self.seats[seat].token_hash = h
             self.seats[seat].device_hash = device_hash
-            for i, new in {**renames, seat: name}.items():
-                self.seats[i].name = new
-                self.match.names[i] = new
-                for g in self.games:
-                    g.names[i] = new
-            self._log.clear()  # the log's sentences name the players
-            self._texts.clear()
+            self._rename({**renames, seat: name})
             self.seats[seat].away_since = time.monotonic()  # until their page connects
             if not self.started and self._all_friends_seated():
                 self.started = True
@@ -1273,7 +1267,8 @@ class Tables:
         Python's 700: a move allocates thousands of short-lived objects that reference
         counting frees anyway, and each early collection walked them (and promoted the
         survivors, which the next one walked again) — 7% of the server's CPU per move at a
-        thousand tables, 0.4% after (docs/web.md, *Third pass*). Restored by :meth:`close`."""
+        thousand tables, 0.4% after (docs/notes/2026-12-02-server-cpu-passes.md,
+        *Third pass*). Restored by :meth:`close`."""
         if self._gc_threshold is None:
             self._gc_threshold = gc.get_threshold()
             gc.set_threshold(GC_YOUNG, *GC_OLDER)
