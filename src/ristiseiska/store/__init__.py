@@ -14,6 +14,11 @@ file written since the last checkpoint (one of ours, or one another process vouc
 ``<file>.checkpoint``) has its pages checked (``PRAGMA quick_check``) before the next ack. A small ledger beside
 the file (``<file>.ledger``) remembers which database it was and how many tables it held, so
 that a restart refuses a database that lost tables instead of starting silently empty.
+
+The store is told in parts: the tables (store/schema.py), the exceptions (store/errors.py),
+database URLs (store/urls.py), the watched SQLite file (store/integrity.py) and the move writer
+(store/writer.py); here is :class:`Store`, the repository the web app uses. The parts' names
+used elsewhere are importable from here too.
 """
 
 from __future__ import annotations
@@ -30,191 +35,48 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from sqlalchemy import (
-    ForeignKey,
-    Integer,
-    String,
-    Text,
-    delete,
-    event,
-    func,
-    inspect,
-    select,
-    update,
-)
-from sqlalchemy import insert as sa_insert
+from sqlalchemy import delete, event, func, select, update
 from sqlalchemy.dialects import postgresql
 from sqlalchemy.dialects import sqlite as sqlite_dialect
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-from ..aio import Outbox, sleep_on
-
-
-class Base(DeclarativeBase):
-    pass
-
-
-class TableRow(Base):
-    __tablename__ = "rs_tables"
-    id: Mapped[str] = mapped_column(String(64), primary_key=True)
-    created: Mapped[float] = mapped_column()
-    config: Mapped[str] = mapped_column(Text)  # JSON: rules, preset, seats, seed
-    finished: Mapped[bool] = mapped_column(default=False)
-
-
-class SeatRow(Base):
-    __tablename__ = "rs_seats"
-    table_id: Mapped[str] = mapped_column(ForeignKey("rs_tables.id"), primary_key=True)
-    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
-    name: Mapped[str] = mapped_column(String(64))
-    token_hash: Mapped[str | None] = mapped_column(String(128), nullable=True)
-
-
-class DealRow(Base):
-    __tablename__ = "rs_deals"
-    table_id: Mapped[str] = mapped_column(ForeignKey("rs_tables.id"), primary_key=True)
-    deal: Mapped[int] = mapped_column(Integer, primary_key=True)
-    started: Mapped[float] = mapped_column()
-
-
-class MoveRow(Base):
-    __tablename__ = "rs_moves"
-    table_id: Mapped[str] = mapped_column(ForeignKey("rs_tables.id"), primary_key=True)
-    deal: Mapped[int] = mapped_column(Integer, primary_key=True)
-    ply: Mapped[int] = mapped_column(Integer, primary_key=True)
-    seat: Mapped[int] = mapped_column(Integer)
-    move: Mapped[str] = mapped_column(String(32))
-    # the fencing number of the owner that wrote it (rs_owner); NULL where nobody holds
-    # tables (one process on SQLite) and in rows from before ownership was kept
-    epoch: Mapped[int | None] = mapped_column(Integer, nullable=True)
-    # the player's move id (JSON), so that a move sent again after a failover is not played
-    # twice (the new owner knows what the old one acknowledged)
-    move_id: Mapped[str | None] = mapped_column(Text, nullable=True)
-
-
-class TableStateRow(Base):
-    """What the host decided that no move shows: the table was started before every friend
-    came, and which friend seats a stand-in bot plays. A table of its own, so that
-    ``create_all`` adds it to an older database; a table without a row is as it always was."""
-
-    __tablename__ = "rs_table_state"
-    table_id: Mapped[str] = mapped_column(ForeignKey("rs_tables.id"), primary_key=True)
-    started: Mapped[bool] = mapped_column(default=False)
-    standins: Mapped[str] = mapped_column(Text, default="[]")  # JSON: seat numbers
-
-
-class OpenRow(Base):
-    """A table its host listed in the lobby (issue 20: ``"open": true``), with its creation
-    time, so that the lobby's index is rebuilt at start-up without reading every table's
-    configuration. A table of its own: ``create_all`` adds it to an older database."""
-
-    __tablename__ = "rs_open"
-    table_id: Mapped[str] = mapped_column(ForeignKey("rs_tables.id"), primary_key=True)
-    created: Mapped[float] = mapped_column(index=True)
-class OwnerRow(Base):
-    """Which server process owns a table now (docs/hosting.md, *Several machines*): a
-    compare-and-set row whose ``epoch`` (a fencing number) grows by one at every takeover. A
-    move or a deal is stored only in a transaction that finds the row still at the writer's
-    epoch (PostgreSQL: under a share lock on the row, so a takeover waits for a write in
-    flight and a write after a takeover is refused)."""
-
-    __tablename__ = "rs_owner"
-    table_id: Mapped[str] = mapped_column(ForeignKey("rs_tables.id"), primary_key=True)
-    owner: Mapped[str] = mapped_column(String(128))
-    epoch: Mapped[int] = mapped_column(Integer)
-    taken: Mapped[float] = mapped_column()  # Unix time of the takeover
-
-
-class RateRow(Base):
-    """A per-address token bucket every server process shares (``serve --processes``, several
-    machines): ``key`` is the limit and the client address."""
-
-    __tablename__ = "rs_rates"
-    key: Mapped[str] = mapped_column(String(160), primary_key=True)
-    tokens: Mapped[float] = mapped_column()
-    at: Mapped[float] = mapped_column(index=True)  # Unix time of ``tokens``
-
-
-class ClockRow(Base):
-    """The turn clock of a table (web/clock.py, issue 20): the turn it last timed, the time
-    left on it then, each seat's timeouts in a row and the seats its stand-in keeps. A table
-    of its own (``create_all`` adds it to an older database); no row: no clock has run."""
-
-    __tablename__ = "rs_clock"
-    table_id: Mapped[str] = mapped_column(ForeignKey("rs_tables.id"), primary_key=True)
-    state: Mapped[str] = mapped_column(Text, default="{}")  # JSON, see web/clock.py
-
-
-class TimeoutRow(Base):
-    """A move the clock's stand-in made when a player's time ran out (its history event is
-    marked ``"timeout": true``)."""
-
-    __tablename__ = "rs_clock_timeouts"
-    table_id: Mapped[str] = mapped_column(ForeignKey("rs_tables.id"), primary_key=True)
-    deal: Mapped[int] = mapped_column(Integer, primary_key=True)
-    ply: Mapped[int] = mapped_column(Integer, primary_key=True)
-
-
-class ForcedRow(Base):
-    """A forced move the server made for a person after the pause (web/forced.py, issue 52;
-    its history event is marked ``"auto": true``). A table of its own: ``create_all`` adds it
-    to an older database."""
-
-    __tablename__ = "rs_forced_moves"
-    table_id: Mapped[str] = mapped_column(ForeignKey("rs_tables.id"), primary_key=True)
-    deal: Mapped[int] = mapped_column(Integer, primary_key=True)
-    ply: Mapped[int] = mapped_column(Integer, primary_key=True)
-
-
-@dataclass
-class StoredTable:
-    """Everything stored about one table, enough to rebuild it."""
-
-    id: str
-    config: dict[str, Any]
-    finished: bool
-    seat_names: dict[int, str] = field(default_factory=dict)
-    token_hashes: dict[int, str | None] = field(default_factory=dict)
-    deals: int = 0
-    moves: dict[int, list[str]] = field(default_factory=dict)  # deal -> move texts in order
-    move_ids: list[tuple[int, str, str]] = field(default_factory=list)  # (seat, id JSON, move)
-    started: bool = False  # the host started it early (rs_table_state)
-    standins: list[int] = field(default_factory=list)  # seats a stand-in bot plays
-    clock: dict[str, Any] | None = None  # the turn clock's state (rs_clock)
-    timeouts: list[tuple[int, int]] = field(default_factory=list)  # (deal, ply) by the clock
-    forced: list[tuple[int, int]] = field(default_factory=list)  # (deal, ply) made for a person
-
-
-class StoreError(Exception):
-    """The database cannot be used; the message says why in one sentence."""
-
-
-class Fenced(StoreError):
-    """Another server process has taken the table over (its fencing number is newer): this
-    process's write was refused and its copy of the table is stale."""
-
-
-class StorageFault(StoreError):
-    """The database file changed under the running server (deleted, replaced, truncated or
-    overwritten): nothing more is stored or acknowledged until the server is restarted."""
-
+from ..aio import Outbox
+from .errors import Fenced as Fenced
+from .errors import StorageFault as StorageFault
+from .errors import StoreError as StoreError
+from .integrity import APPLICATION_ID as APPLICATION_ID
+from .integrity import SQLITE_MAGIC as SQLITE_MAGIC
+from .integrity import FileWatch
+from .integrity import checkpoint_path as checkpoint_path
+from .integrity import corruption as corruption
+from .integrity import ledger_path as ledger_path
+from .integrity import read_ledger as read_ledger
+from .schema import Base as Base
+from .schema import ClockRow as ClockRow
+from .schema import DealRow as DealRow
+from .schema import ForcedRow as ForcedRow
+from .schema import MoveRow as MoveRow
+from .schema import OpenRow as OpenRow
+from .schema import OwnerRow as OwnerRow
+from .schema import RateRow as RateRow
+from .schema import SeatRow as SeatRow
+from .schema import StoredTable as StoredTable
+from .schema import TableRow as TableRow
+from .schema import TableStateRow as TableStateRow
+from .schema import TimeoutRow as TimeoutRow
+from .schema import _add_columns
+from .urls import default_database_url as default_database_url
+from .urls import describe_error as describe_error
+from .urls import normalise_url as normalise_url
+from .urls import shown_url as shown_url
+from .urls import sqlite_path as sqlite_path
+from .writer import CHECKPOINT_EVERY as CHECKPOINT_EVERY
+from .writer import COMMIT_WINDOW as COMMIT_WINDOW
+from .writer import MoveWriter
 
 log = logging.getLogger("ristiseiska.store")
-
-SQLITE_MAGIC = b"SQLite format 3\x00"
-# Written into the SQLite header (``PRAGMA application_id``): this is a ristiseiska database.
-# ``PRAGMA user_version`` holds a random number naming this one database (its ledger too).
-APPLICATION_ID = 0x52533139
-COMMIT_WINDOW = 0.025  # seconds; see Store._write_moves
-
-
-# Seconds between the move writer's checkpoints, at most (see Store._after_commit).
-CHECKPOINT_EVERY = 1.0
 
 # PostgreSQL: milliseconds a session may sit inside a transaction doing nothing (see Store).
 IDLE_IN_TRANSACTION_MS = 5000
@@ -223,137 +85,7 @@ IDLE_IN_TRANSACTION_MS = 5000
 DURABILITY: tuple[str, ...] = ("power-cut", "crash")
 
 
-def _fence(rows: list[dict[str, Any]],
-           owners: Callable[[list[str]], dict[str, int]]) -> set[int]:
-    """The ``id()`` of the rows whose table is no longer at the row's epoch (``owners`` reads
-    the current epochs of the tables it is given, inside the writing transaction)."""
-    ids = sorted({r["table_id"] for r in rows if r.get("epoch") is not None})
-    if not ids:
-        return set()
-    now = owners(ids)
-    return {id(r) for r in rows if r.get("epoch") is not None and now.get(r["table_id"])
-            != r["epoch"]}
-
-
-def _settle(fut: asyncio.Future[None], row: dict[str, Any], refused: set[int]) -> None:
-    if id(row) in refused:
-        fut.set_exception(Fenced(f"table {row['table_id']} was taken over by another server "
-                                 "process"))
-    else:
-        fut.set_result(None)
-
-
-def ledger_path(path: Path) -> Path:
-    """The ledger kept beside a SQLite database file."""
-    return path.with_name(path.name + ".ledger")
-
-
-def read_ledger(path: Path) -> dict[str, Any] | None:
-    """The ledger beside ``path`` (``None`` when there is none or it cannot be read)."""
-    try:
-        data = json.loads(ledger_path(path).read_text("utf-8"))
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None
-
-
-def _header_ids(head: bytes) -> tuple[int, int]:
-    """(user_version, application_id) from a SQLite file's first 100 bytes."""
-    return int.from_bytes(head[60:64], "big"), int.from_bytes(head[68:72], "big")
-
-
-def sqlite_path(url: str) -> Path | None:
-    """The file of a SQLite URL (``None`` for other databases and in-memory SQLite)."""
-    if not url.startswith("sqlite"):
-        return None
-    rest = url.split(":///", 1)[1] if ":///" in url else ""
-    rest = rest.split("?", 1)[0]
-    if rest.startswith("file:"):
-        rest = rest[5:]
-    return Path(rest) if rest and rest != ":memory:" else None
-
-
-def describe_error(e: BaseException, url: str) -> str:
-    """A driver's exception as one sentence (no traceback, no password)."""
-    text = " ".join(str(getattr(e, "orig", None) or e).split())
-    low = text.lower()
-    where = sqlite_path(url) or "the database"
-    if "file is not a database" in low or "malformed" in low or "corrupt" in low:
-        return (f"{where} is damaged or not a SQLite database ({text[:100]}); restore it from "
-                "a backup or start with another --database-url")
-    if "readonly" in low or "read-only" in low:
-        return f"{where} is read-only: the server must be able to write its games"
-    if "unable to open" in low:
-        return f"cannot open {where}: check that its directory exists and is writable"
-    return f"cannot use {where}: {type(e).__name__}: {text[:200]}"
-
-
-def default_database_url() -> str:
-    import platformdirs
-
-    path = Path(platformdirs.user_data_dir("ristiseiska", appauthor=False))
-    path.mkdir(parents=True, exist_ok=True)
-    return f"sqlite+aiosqlite:///{path / 'ristiseiska.sqlite3'}"
-
-
-def normalise_url(url: str) -> str:
-    """Accept the plain forms too (``sqlite:///x``, ``postgresql://``) and pick async drivers."""
-    if url.startswith("sqlite:///") or url == "sqlite://":
-        return "sqlite+aiosqlite" + url[len("sqlite"):]
-    if url.startswith("postgresql://") or url.startswith("postgres://"):
-        return "postgresql+psycopg://" + url.split("://", 1)[1]
-    return url
-
-
-def shown_url(url: str) -> str:
-    """The URL as it may be printed: the user name kept, a password masked.
-
-    >>> shown_url("postgresql+psycopg://anna:secret@db.example/rs")
-    'postgresql+psycopg://anna:***@db.example/rs'
-    """
-    if "@" in url and "://" in url:
-        scheme, rest = url.split("://", 1)
-        cred, host = rest.rsplit("@", 1)
-        return f"{scheme}://{cred.split(':', 1)[0]}:***@{host}" if ":" in cred else url
-    return url
-
-
-def checkpoint_path(path: Path) -> Path:
-    """Where the last checkpoint of a SQLite database notes the file it left (for the other
-    processes sharing it): ``<file>.checkpoint``."""
-    return path.with_name(path.name + ".checkpoint")
-
-
-_CORRUPT = ("malformed", "not a database", "corrupt")
-
-
-def corruption(e: BaseException) -> bool:
-    """SQLite says a page of the database is damaged (directly or through SQLAlchemy)."""
-    text = str(getattr(e, "orig", None) or e).lower()
-    return any(word in text for word in _CORRUPT)
-
-
-def _checkpoint(path: Path) -> None:
-    """Copy what the write-ahead log holds into the database file, never waiting for a lock.
-    Opened read-write only: a file that has gone is never created anew here."""
-    conn = sqlite3.connect(f"{path.resolve().as_uri().replace('file://', 'file:', 1)}?mode=rw",
-                           uri=True, timeout=30, isolation_level=None)
-    try:
-        conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
-    finally:
-        conn.close()
-
-
-def _add_columns(conn: Any) -> None:
-    """Columns later versions added to an existing table (``create_all`` adds only tables)."""
-    have = {c["name"] for c in inspect(conn).get_columns("rs_moves")}
-    if "epoch" not in have:
-        conn.exec_driver_sql("ALTER TABLE rs_moves ADD COLUMN epoch INTEGER")
-    if "move_id" not in have:
-        conn.exec_driver_sql("ALTER TABLE rs_moves ADD COLUMN move_id TEXT")
-
-
-class Store:
+class Store(FileWatch, MoveWriter):
     """The repository the web app uses. Every write is committed before it returns."""
 
     def __init__(self, url: str | None = None, shared: bool = False,
@@ -458,220 +190,6 @@ class Store:
         if self.file is not None:
             await self._arm(existed)
 
-    def _check_ledger_before_open(self) -> None:
-        """A database file that is gone although its ledger says it held tables: refuse to
-        create a new empty one in its place."""
-        if self.file is None or self.file.exists():
-            return
-        led = read_ledger(self.file)
-        if led and int(led.get("tables") or 0) > 0:
-            raise StoreError(
-                f"{self.file} is missing, but its ledger {ledger_path(self.file)} says it held "
-                f"{int(led['tables'])} tables: restore the database from a backup, or remove the "
-                "ledger to start with an empty database")
-
-    async def _arm(self, existed: bool) -> None:
-        """Give the database its ids (once), compare it with its ledger, then note the file's
-        identity, size and header for :meth:`verify`."""
-        assert self.file is not None
-        async with self.engine.begin() as conn:
-            uv = int((await conn.exec_driver_sql("PRAGMA user_version")).scalar() or 0)
-            app = int((await conn.exec_driver_sql("PRAGMA application_id")).scalar() or 0)
-            if uv == 0:
-                uv = secrets.randbelow(2**31 - 2) + 1
-                await conn.exec_driver_sql(f"PRAGMA user_version = {uv}")
-            if app != APPLICATION_ID:
-                await conn.exec_driver_sql(f"PRAGMA application_id = {APPLICATION_ID}")
-            count = int((await conn.exec_driver_sql("SELECT count(*) FROM rs_tables")).scalar()
-                        or 0)
-        # the ids reach the file itself, where verify() reads them; on a connection of its
-        # own, outside any transaction (a shared store begins every transaction at once, and
-        # a checkpoint inside one fails with "database table is locked")
-        await asyncio.to_thread(_checkpoint, self.file)
-        self.db_id = uv
-        led = read_ledger(self.file)
-        if led is not None:
-            had, lid = int(led.get("tables") or 0), int(led.get("id") or 0)
-            if lid and lid != uv and had > 0:
-                raise StoreError(
-                    f"{self.file} is not the database this server kept its games in (its "
-                    f"ledger {ledger_path(self.file)} names another one with {had} tables): "
-                    "restore the right file, or remove the ledger to use this one")
-            if count < had:
-                raise StoreError(
-                    f"{self.file} holds {count} tables, but its ledger "
-                    f"{ledger_path(self.file)} says it held {had}: tables were lost; restore "
-                    "the database from a backup, or remove the ledger to go on with this one")
-        elif not existed:
-            self.notices.append(f"no database at {self.file}: starting with a new, empty one")
-        elif count == 0:
-            self.notices.append(f"the database {self.file} holds no tables yet")
-        self._write_ledger(count)
-        # The header is read through one descriptor kept open for the store's life: closing
-        # any descriptor of the file would drop every POSIX lock this process holds on it
-        # (SQLite's among them), and another process closing its last connection could then
-        # delete the write-ahead log under this one's feet, with every write since.
-        st = os.stat(self.file)
-        if self._fd is not None:
-            kept = os.fstat(self._fd)
-            if (kept.st_dev, kept.st_ino) != (st.st_dev, st.st_ino):
-                os.close(self._fd)  # another file (its locks are not this file's)
-                self._fd = None
-        if self._fd is None:
-            self._fd = os.open(self.file, os.O_RDONLY)
-            st = os.fstat(self._fd)
-        self._ident = (st.st_dev, st.st_ino)
-        self._size = st.st_size
-        disk_uv, disk_app = _header_ids(os.pread(self._fd, 100, 0))
-        self._ids = ({disk_uv, uv}, {disk_app, APPLICATION_ID})
-
-    def _write_ledger(self, tables: int) -> None:
-        """Note (atomically) this database's id and its number of tables beside it."""
-        if self.file is None or not self.db_id:
-            return
-        led = read_ledger(self.file) or {}
-        if int(led.get("id") or 0) == self.db_id:
-            tables = max(tables, int(led.get("tables") or 0))
-        path = ledger_path(self.file)
-        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-        try:
-            tmp.write_text(json.dumps({"database": str(self.file), "id": self.db_id,
-                                       "tables": tables, "updated": time.time()}) + "\n",
-                           "utf-8")
-            os.replace(tmp, path)
-        except OSError as e:
-            log.warning("cannot write the ledger %s: %s", path, e)
-            with contextlib.suppress(OSError):
-                tmp.unlink()
-
-    def _probe(self) -> str | None:
-        """What is wrong with the database file now (``None``: it is the file opened, whole):
-        its identity (device, inode), a size never smaller than seen, and its header (SQLite's
-        magic text, this database's ids)."""
-        path = self.file
-        assert path is not None
-        try:
-            st = os.stat(path)
-            if (st.st_dev, st.st_ino) != self._ident:
-                return f"{path} was replaced by another file while the server ran"
-            if st.st_size < self._size:
-                return (f"{path} was truncated while the server ran ({st.st_size} bytes, "
-                        f"it had {self._size})")
-            stamp = (st.st_size, st.st_mtime_ns)
-            if stamp == self._stamp:
-                return None  # not written since it was last found sound
-            assert self._fd is not None  # the same file as the one opened (its identity)
-            head = os.pread(self._fd, 100, 0)
-        except FileNotFoundError:
-            return f"{path} was deleted while the server ran"
-        except OSError as e:
-            return f"{path} cannot be read any more ({e.strerror or e})"
-        if len(head) < 100 or head[:16] != SQLITE_MAGIC:
-            return f"{path} was overwritten while the server ran: it is no longer a SQLite file"
-        uv, app = _header_ids(head)
-        if uv not in self._ids[0] or app not in self._ids[1]:
-            return f"{path} was overwritten with another database while the server ran"
-        # (The page count in the header is not compared with the size: a checkpoint writes
-        # page 1 before the pages that make the file longer, so a look taken meanwhile would
-        # cry wolf. A SQLite file here never shrinks, which catches a truncation.)
-        self._size = st.st_size
-        if self._checkpointing:
-            return None  # our checkpoint is writing it: it notes the file it leaves (below)
-        if stamp != self._vouched(st):
-            # Written, and not by a checkpoint we know of: bytes past the header may be
-            # damaged (SQLite would say so only when it reads a damaged page, maybe after a
-            # restart that then refuses the file). Check every page before the next ack.
-            problem = self._pages_damaged()
-            if problem is not None:
-                return problem
-        self._stamp = stamp
-        return None
-
-    def _vouched(self, st: os.stat_result) -> tuple[int, int] | None:
-        """The file as the last checkpoint left it, by its note (another process's, too)."""
-        assert self.file is not None
-        try:
-            ino, size, mtime = checkpoint_path(self.file).read_text("ascii").split()
-        except (OSError, ValueError):
-            return None
-        return (int(size), int(mtime)) if int(ino) == st.st_ino else None
-
-    def _pages_damaged(self) -> str | None:
-        """``PRAGMA quick_check`` of every page, on a connection of its own (nothing cached,
-        read-only): what is wrong, or ``None``."""
-        path = self.file
-        assert path is not None
-        with self._look:
-            self.deep_checks += 1
-            try:
-                conn = sqlite3.connect(
-                    f"{path.resolve().as_uri().replace('file://', 'file:', 1)}?mode=ro",
-                    uri=True, timeout=30, isolation_level=None)
-                try:
-                    rows = conn.execute("PRAGMA quick_check").fetchall()
-                finally:
-                    conn.close()
-            except sqlite3.Error as e:
-                if not corruption(e):
-                    return None  # busy or the like: the next look checks again
-                rows = [(str(e),)]
-        problems = [" ".join(str(r[0]).replace("***", " ").split()) for r in rows
-                    if r[0] != "ok"]
-        if problems:
-            return (f"{path} was damaged while the server ran: its pages fail SQLite's check "
-                    f"({problems[0][:120]})")
-        return None
-
-    def _fail(self, problem: str) -> StorageFault:
-        """Note the first fault, say it in the operator's log; the exception to raise."""
-        if self.fault is None:
-            self.fault = problem
-            log.error("storage fault: %s; no write is acknowledged any more (restart the "
-                      "server once the database is restored)", problem)
-        return StorageFault(self.fault)
-
-    def verify(self, look: bool = True) -> None:
-        """Raise :class:`StorageFault` if the database file is no longer the one opened (or,
-        with ``look`` false, only if a fault was noticed before). Cheap: one ``stat``, and a
-        100-byte read of the header when the file was written since the last look."""
-        if self.fault is not None:
-            raise StorageFault(self.fault)
-        if self._ident is None or not look:
-            return
-        problem = self._probe()
-        if problem is not None:
-            raise self._fail(problem)
-
-    def tell_fault(self) -> None:
-        """Tell the listeners (on the event loop) once that a fault was noticed."""
-        if self.fault is None or self._told:
-            return
-        self._told = True
-        for listener in self.on_fault:
-            try:
-                listener(self.fault)
-            except Exception:  # noqa: BLE001 - a listener must not hide the fault
-                log.exception("a storage-fault listener failed")
-
-    @contextlib.asynccontextmanager
-    async def _write(self) -> Any:
-        """Around a write: refused at once after a fault; verified after its commit, so an
-        acknowledgement never rests on a file that is gone."""
-        try:
-            self.verify(look=False)
-            try:
-                yield
-            except Exception as e:
-                if self.file is not None and corruption(e):  # SQLite met a damaged page
-                    raise self._fail(f"{self.file} was damaged while the server ran "
-                                     f"({' '.join(str(getattr(e, 'orig', e)).split())[:120]})"
-                                     ) from e
-                raise
-            self.verify()
-        except StorageFault:
-            self.tell_fault()
-            raise
-
     async def check(self) -> None:
         """Make sure the database can be used before the server says it is up: it opens, its
         pages are sound (SQLite), the tables are there and it can be written. Raises
@@ -725,127 +243,6 @@ class Store:
         if self._fd is not None:  # after SQLite's own descriptors are closed (see _arm)
             os.close(self._fd)
             self._fd = None
-
-    def _close_direct(self) -> None:
-        if self._direct_conn is not None:
-            self._direct_conn.close()
-            self._direct_conn = None
-
-    def _insert_direct(self, rows: list[dict[str, Any]]) -> set[int]:
-        """Insert moves in one transaction on the writer thread's own SQLite connection;
-        returns the ``id()`` of the rows refused by their table's fencing number."""
-        if self._direct_conn is None:
-            assert self._direct is not None
-            conn = sqlite3.connect(self._direct, timeout=30, isolation_level=None,
-                                   check_same_thread=False)
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute(f"PRAGMA synchronous={self._sync}")
-            conn.execute("PRAGMA wal_autocheckpoint=0")  # the checkpoint thread does it
-            conn.execute("PRAGMA foreign_keys=ON")
-            self._direct_conn = conn
-        conn = self._direct_conn
-        self.verify(look=False)  # nothing is written into a file known to be gone
-        try:
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                refused = _fence(rows, lambda ids: dict(conn.execute(
-                    f"SELECT table_id, epoch FROM rs_owner WHERE table_id IN "
-                    f"({','.join('?' * len(ids))})", ids).fetchall()))
-                conn.executemany("INSERT INTO rs_moves (table_id, deal, ply, seat, move, epoch, "
-                                 "move_id) VALUES (:table_id, :deal, :ply, :seat, :move, :epoch, "
-                                 ":move_id)",
-                                 [r for r in rows if id(r) not in refused])
-            except BaseException:
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
-                raise
-            conn.execute("COMMIT")
-        except sqlite3.DatabaseError as e:
-            if corruption(e):  # SQLite met a damaged page: nothing more is acknowledged
-                raise self._fail(f"{self._direct} was damaged while the server ran "
-                                 f"({' '.join(str(e).split())[:120]})") from e
-            raise
-        self.verify()  # committed, but into the file the server opened? (else: no ack)
-        self._after_commit()
-        return refused
-
-    def _after_commit(self) -> None:
-        now = time.monotonic()
-        if not self._checkpoint_due:  # the first one a while after the first commit
-            self._checkpoint_due = now + CHECKPOINT_EVERY
-        if self._checkpoint_busy or now < self._checkpoint_due or self.file is None:
-            return
-        self._checkpoint_busy = True
-        self._checkpoint_due = now + CHECKPOINT_EVERY
-        if self._checkpointer is None:
-            self._checkpointer = concurrent.futures.ThreadPoolExecutor(
-                1, thread_name_prefix="ristiseiska-checkpoint")
-        self._checkpointer.submit(self._checkpoint_now, self.file)
-
-    def _checkpoint_now(self, path: Path) -> None:
-        # never into a file found gone or damaged; the writer's own look after its next
-        # commit (verify) sees whatever happens to the file meanwhile
-        try:
-            if self.fault is None:
-                self._checkpoint_vouched(path)
-        except sqlite3.Error:  # busy or gone: the next commit's turn tries again
-            log.debug("checkpoint failed", exc_info=True)
-        finally:
-            self._checkpoint_busy = False
-
-    def _checkpoint_vouched(self, path: Path) -> None:
-        """Checkpoint, then note the file as it left it (in memory and in ``<file>
-        .checkpoint`` for the other processes): only a write not explained so is checked.
-        A file found changed before is checked first, so a checkpoint never hides damage."""
-        try:
-            self.verify()
-        except StorageFault:
-            return
-        self._checkpointing += 1  # until the file it left is noted (a look meanwhile waits)
-        try:
-            _checkpoint(path)
-            st = os.stat(path)
-            if (st.st_dev, st.st_ino) != self._ident:
-                return  # not our file any more: the next look says so
-            self._stamp = (st.st_size, st.st_mtime_ns)
-            note = checkpoint_path(path)
-            tmp = note.with_name(f"{note.name}.{os.getpid()}.tmp")
-            try:
-                tmp.write_text(f"{st.st_ino} {st.st_size} {st.st_mtime_ns}\n", "ascii")
-                os.replace(tmp, note)
-            except OSError:
-                with contextlib.suppress(OSError):
-                    tmp.unlink()
-        except OSError:
-            return
-        finally:
-            self._checkpointing -= 1
-
-    async def _insert(self, rows: list[dict[str, Any]]) -> set[int]:
-        """Insert moves in one transaction; the ``id()`` of the rows refused by fencing."""
-        if self._direct is None:
-            async with self._write(), self.engine.begin() as conn:
-                async def owners(ids: list[str]) -> dict[str, int]:
-                    # FOR SHARE: a takeover (an UPDATE of the row) waits for this commit,
-                    # and this waits for a takeover in flight, then sees its new epoch
-                    q = (select(OwnerRow.table_id, OwnerRow.epoch)
-                         .where(OwnerRow.table_id.in_(ids)).with_for_update(read=True))
-                    return {str(t): int(e) for t, e in (await conn.execute(q)).all()}
-                refused: set[int] = set()
-                ids = sorted({r["table_id"] for r in rows if r.get("epoch") is not None})
-                if ids:
-                    found = await owners(ids)
-                    refused = _fence(rows, lambda _ids: found)
-                kept = [r for r in rows if id(r) not in refused]
-                if kept:
-                    await conn.execute(sa_insert(MoveRow), kept)
-            return refused
-        if self._executor is None:
-            self._executor = concurrent.futures.ThreadPoolExecutor(
-                1, thread_name_prefix="ristiseiska-moves")
-        w = self._writer  # it runs this: its loop is the running one (asked: a syscall on 3.11)
-        loop = w.get_loop() if w is not None else asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, self._insert_direct, rows)
 
     async def create_table(self, table_id: str, config: dict[str, Any], names: list[str]) -> None:
         count = 0
@@ -947,60 +344,6 @@ class Store:
                 full = burst / rate if rate > 0 else 3600.0
                 await conn.execute(delete(RateRow).where(RateRow.at < now - full))
             return wait
-
-    async def add_move(self, table_id: str, deal: int, ply: int, seat: int, move: str,
-                       epoch: int | None = None, move_id: str | None = None) -> None:
-        """Store one move; returns only once it is committed. Moves arriving together (many
-        tables at once) are committed in one transaction by a single writer (group commit),
-        which keeps latency low under load; a failing row is then retried alone so that it
-        fails only its own caller. With ``epoch`` (the table's fencing number, see
-        :meth:`take`) the move is stored only while the table is still at that epoch, else
-        :class:`Fenced`. ``move_id``: the player's id of the move (JSON text), kept with it."""
-        if self._moves is None or self._writer is None or self._writer.done():
-            loop = asyncio.get_running_loop()
-            self._moves = Outbox()
-            self._writer = loop.create_task(self._write_moves(self._moves, loop))
-        else:  # the running writer's loop: asking for the running loop is a system call on 3.11
-            loop = self._writer.get_loop()
-        fut: asyncio.Future[None] = loop.create_future()
-        self._moves.put_nowait(({"table_id": table_id, "deal": deal, "ply": ply, "seat": seat,
-                                 "move": move, "epoch": epoch, "move_id": move_id}, fut))
-        await fut
-
-    async def _write_moves(self, queue: Outbox, loop: asyncio.AbstractEventLoop) -> None:
-        busy = False  # moves arrived while the last batch was being committed
-        while True:
-            batch = [await queue.get()]
-            if busy and self.commit_window > 0:
-                # Under load, wait a moment for more moves: each commit (an fsync) costs the
-                # same for one move or twenty, and one commit per 2-3 moves was an eighth of the
-                # server's CPU at a thousand tables (25 ms rather than 10: a third less of the
-                # writer's CPU, docs/hosting.md). A lone move is never kept waiting.
-                await sleep_on(loop, self.commit_window)
-            while not queue.empty() and len(batch) < 512:
-                batch.append(queue.get_nowait())
-            try:
-                refused = await self._insert([row for row, _f in batch]) or set()
-            except StorageFault as e:
-                self.tell_fault()
-                for _row, fut in batch:
-                    if not fut.done():
-                        fut.set_exception(StorageFault(str(e)))
-            except Exception:
-                for row, fut in batch:
-                    try:
-                        alone = await self._insert([row]) or set()
-                    except Exception as e:  # noqa: BLE001 - handed to the waiting caller
-                        if not fut.done():
-                            fut.set_exception(e)
-                    else:
-                        if not fut.done():
-                            _settle(fut, row, alone)
-            else:
-                for row, fut in batch:
-                    if not fut.done():
-                        _settle(fut, row, refused)
-            busy = not queue.empty()
 
     async def set_finished(self, table_id: str) -> None:
         async with self._write(), self.session() as s, s.begin():

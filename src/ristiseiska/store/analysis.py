@@ -12,7 +12,8 @@ from typing import Any
 from sqlalchemy import ForeignKey, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
-from . import Base, Store
+from . import Store
+from .schema import Base
 
 
 class AnalysisRow(Base):
