@@ -25,8 +25,9 @@ from fastapi.responses import JSONResponse, Response
 from ..analysis import DEFAULT_LOOKAHEAD, DEFAULT_ROLLOUTS, DEFAULT_WORLDS
 from ..lifeline import stop_pool, worker_pool
 from ..store.analysis import load_analysis, save_analysis
+from .errors import ActionError
+from .records import finished, record_of
 from .security import json_body
-from .tables import ActionError, finished, record_of
 
 router = APIRouter()
 ANALYSIS_SEED = 0  # fixed: the same deal always gets the same numbers

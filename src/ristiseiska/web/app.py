@@ -65,12 +65,17 @@ from . import chat, open_tables
 from .analysis_api import close_pool as close_analysis_pool
 from .analysis_api import router as analysis_router
 from .clock import option as clock_option
+from .connections import Conn
+from .errors import ActionError
 from .forced import option as forced_option
+from .live_table import LiveTable
 from .players import router as players_router
 from .puzzles_api import router as puzzles_router
 from .pwa import router as pwa_router
 from .rates import SharedRate
+from .records import finished, record_of
 from .rematch import router as rematch_router
+from .seats import MAX_NAME
 from .security import (
     Guard,
     InputError,
@@ -82,17 +87,8 @@ from .security import (
     name_key,
     parse_json,
 )
-from .tables import (
-    MAX_NAME,
-    ActionError,
-    Conn,
-    LiveTable,
-    Tables,
-    _dumps,
-    board_layout,
-    finished,
-    record_of,
-)
+from .table_views import _dumps, board_layout
+from .tables import Tables
 
 log = logging.getLogger("ristiseiska.web")
 

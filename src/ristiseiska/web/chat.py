@@ -35,8 +35,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import i18n
+from .connections import Conn
+from .errors import ActionError
+from .live_table import LiveTable
 from .security import InputError, clean_text
-from .tables import ActionError, Conn, LiveTable
 
 MAX_TEXT = 120  # characters of free text
 RATE_COUNT = 5  # messages …

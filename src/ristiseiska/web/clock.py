@@ -85,11 +85,11 @@ def describe(event: Mapping[str, Any], names: Sequence[str] | None, lang: str) -
 
 
 class TurnClock:
-    """The clock of one :class:`~ristiseiska.web.tables.LiveTable` (``table.clock``)."""
+    """The clock of one :class:`~ristiseiska.web.live_table.LiveTable` (``table.clock``)."""
 
     def __init__(self, table: Any, error: Callable[[str, str], Exception]) -> None:
         self.t = table
-        self.error = error  # the table's ActionError (no import of tables.py here)
+        self.error = error  # the table's ActionError (no import of live_table.py here)
         seconds = table.config.get("clock")
         self.seconds: int | None = seconds if seconds in CHOICES else None
         self.scale = test_scale()

@@ -10,7 +10,7 @@ and the log says it was made for the player.
 
 A table option, ``"auto_forced"`` (``true`` by default), set when the table is created and shown
 to everyone at the table (``public_info``): with ``false`` the person makes every move
-themselves. Bots and stand-ins move as before (web/tables.py's bot driver).
+themselves. Bots and stand-ins move as before (web/bot_driver.py).
 
 Timing as the turn clock's (web/clock.py): one ``loop.call_later`` handle per table, armed at
 every broadcast for the position shown; the move is made under the table's lock and only if
@@ -58,7 +58,7 @@ def pause_seconds() -> float:
 
 
 class ForcedMoves:
-    """The forced moves of one :class:`~ristiseiska.web.tables.LiveTable` (``table.forced``)."""
+    """The forced moves of one :class:`~ristiseiska.web.live_table.LiveTable` (``table.forced``)."""
 
     def __init__(self, table: Any) -> None:
         self.t = table

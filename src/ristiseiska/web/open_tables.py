@@ -47,10 +47,14 @@ from fastapi.responses import JSONResponse, RedirectResponse, Response
 
 from .. import i18n
 from ..rules import PRESETS, Rules, preset
-from ..store import Store, StoredTable
+from ..store import Store
+from ..store.schema import StoredTable
+from .errors import ActionError
+from .live_table import LiveTable
 from .rates import SharedRate
+from .seats import MAX_NAME
 from .security import InputError, clean_text, json_body
-from .tables import MAX_NAME, ActionError, LiveTable, Tables
+from .tables import Tables
 
 log = logging.getLogger("ristiseiska.web")
 

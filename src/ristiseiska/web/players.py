@@ -17,8 +17,10 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 
+from .errors import ActionError
+from .seats import check_device
 from .security import json_body
-from .tables import ActionError, Tables, check_device
+from .tables import Tables
 
 router = APIRouter()
 

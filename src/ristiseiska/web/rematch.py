@@ -21,8 +21,10 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 
+from .errors import ActionError
+from .live_table import LiveTable
 from .security import json_body
-from .tables import ActionError, LiveTable, Tables
+from .tables import Tables
 
 router = APIRouter()
 _locks: dict[int, asyncio.Lock] = {}
