@@ -115,6 +115,7 @@ async def test_offline_the_lobby_loads_and_a_page_that_needs_the_server_says_so(
     for needs_server in ("button[data-action=create]", "[data-action=quick]",
                          "[data-testid=open-lobby]", "a[data-action=puzzles]"):
         assert await page.locator(needs_server).count() == 0, needs_server
+    assert await page.locator("[data-testid=device-history]").count() == 1  # kept here
     note = page.locator("[data-testid=offline-lobby-note]")
     assert "palaavat" in await note.inner_text()
     # the rules of any preset, in both languages, from the service worker's cache

@@ -157,3 +157,50 @@ async def test_two_aitis_are_told_apart_and_each_gets_their_own_seat_back(
         assert page.errors == []
     for ctx in (ctx_a, ctx_b, ctx_c):
         await ctx.close()
+
+
+async def test_this_devices_history_counts_a_finished_match_once(live_server: LiveServer,
+                                                                 browser: Any) -> None:
+    """A match played to its end on this device shows in the lobby's history (played, won,
+    average points of a deal, the puzzles' best streak), counted once however often its
+    table is opened again; in both languages, with a decimal comma in Finnish."""
+    import time
+
+    from .test_browser_play import act_once
+
+    made = post(live_server, "/api/tables", {"preset": "ristiseiska", "options": {"match_deals": 1},
+                                             "seats": [{"kind": "friend", "name": "Aino"}]
+                                             + [{"kind": "bot", "bot": "random"}] * 3})
+    tid = made["id"]
+    ctx, page = await _phone_page(browser, live_server, PHONE_A, "Aino")
+    assert await page.locator("[data-testid=history-empty]").count() == 1
+    seat = post(live_server, f"/api/tables/{tid}/seats/0", {"name": "Aino", "device": PHONE_A})
+    await page.evaluate(f"() => {{ localStorage.setItem('rs.seat.{tid}', "
+                        f"JSON.stringify({{seat: 0, token: {json.dumps(seat['token'])}}}));"
+                        " localStorage.setItem('rs.puzzles', JSON.stringify({best: 4})); }")
+    await page.goto(f"{live_server.url}/t/{tid}")
+    deadline = time.monotonic() + 120
+    while not await page.locator("[data-testid=match-winner]").count():
+        assert time.monotonic() < deadline, "the match did not end"
+        if not await act_once(page):
+            await page.wait_for_timeout(50)
+    sheet = live_server.table(tid).match
+    mine = sum(r.points[0] for r in sheet.sheet)
+    won = all(sum(r.points[i] for r in sheet.sheet) >= mine for i in range(4))
+    for again in range(2):  # the finished table opened again counts nothing more
+        if again:
+            await page.goto(f"{live_server.url}/t/{tid}")
+            await page.wait_for_selector("[data-testid=match-winner]")
+        await page.goto(live_server.url + "/")
+        await page.wait_for_selector("[data-testid=device-history] dl")
+        assert await page.inner_text("[data-testid=history-matches]") == "1"
+    assert (await page.inner_text("[data-testid=history-wins]")).startswith("1" if won else "0")
+    assert await page.inner_text("[data-testid=history-average]") == f"{mine:.1f}".replace(".", ",")
+    assert await page.inner_text("[data-testid=history-streak]") == "4"
+    assert "Otteluita pelattu" in await page.inner_text("[data-testid=device-history]")
+    await page.click("[data-action=lang-en]")
+    await page.wait_for_function("() => document.querySelector('[data-testid=device-history]')"
+                                 ".innerText.includes('Matches played')")
+    assert await page.inner_text("[data-testid=history-average]") == f"{mine:.1f}"
+    assert page.errors == []
+    await ctx.close()

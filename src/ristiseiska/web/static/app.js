@@ -10,6 +10,7 @@ import { OpenTables } from "./ui/open.js";
 import { TablePage } from "./ui/table.js";
 import { OfflineGame, OfflinePanel } from "./ui/offline.js"; // issue 47 (also registers the service worker)
 import { OfflineLobby, useOnline } from "./ui/lobby_offline.js";
+import { DeviceHistory } from "./ui/history.js";
 
 // --- app shell -----------------------------------------------------------------------------
 function App() {
@@ -32,8 +33,8 @@ function App() {
       <nav class="nav">${online && html`<a href="/puzzles" data-action="puzzles">${t("web.puzzles")}</a>`}${langs}</nav>
     </header>
     <main>${online
-      ? html`<${OpenTables} lang=${lang}/><${Lobby} lang=${lang}/><${OfflinePanel} lang=${lang}/>`
-      : html`<${OfflineLobby} lang=${lang}/>`}</main>`;
+      ? html`<${OpenTables} lang=${lang}/><${Lobby} lang=${lang}/><${OfflinePanel} lang=${lang}/><${DeviceHistory} lang=${lang}/>`
+      : html`<${OfflineLobby} lang=${lang} extra=${html`<${DeviceHistory} lang=${lang}/>`}/>`}</main>`;
 }
 
 // Keyboard or pointer: the focus ring is drawn only while the keyboard is in use.
