@@ -133,7 +133,152 @@ def test_a_rematch_knows_its_players_by_their_device(client: TestClient) -> None
     r = client.post(mine, json={"device": PHONE_B})
     assert r.status_code == 201 and r.json()["seat"] == 2, r.text
     assert client.get(f"/api/tables/{nid}").json()["seats"][2]["name"] == "Bea"
-    assert client.post(mine, json={"device": PHONE_B}).json()["error"] == "not-recognised"
+    # asked again (another tab, or the page forgot its seat): the same seat, a new token
+    again = client.post(mine, json={"device": PHONE_B})
+    assert again.status_code == 200 and again.json()["seat"] == 2 and again.json()["returned"]
+    assert again.json()["token"] != r.json()["token"]
     assert live[nid].seats[2].device_hash == live[nid].config["reserved_devices"]["2"]
     client.get(f"/api/tables/{tid}")
     assert live[tid].seats[2].device_hash == live[nid].seats[2].device_hash is not None
+
+
+def test_the_log_tells_them_apart_in_english_too(client: TestClient) -> None:
+    tid = new_table(client, ["friend", "friend", "bot"])
+    assert sit(client, tid, 0, "Äiti", PHONE_A).status_code == 201
+    assert sit(client, tid, 1, "Äiti", PHONE_B).status_code == 201
+    table = client.app.state.tables.live[tid]  # type: ignore[attr-defined]
+    for lang in ("fi", "en"):
+        text = i18n.describe_event({"seat": 1, "type": "play", "card": "C7"}, table.match.names,
+                                   lang)
+        assert text.startswith("Äiti (2) "), (lang, text)
+        other = i18n.describe_event({"seat": 0, "type": "play", "card": "C7"},
+                                    table.match.names, lang)
+        assert other.startswith("Äiti ") and "(2)" not in other
+
+
+def join_state(client: TestClient, tid: str, seat: int, token: str) -> dict[str, object]:
+    """What the table's socket says to a join: the seat's state, or an error."""
+    with client.websocket_connect(f"/ws/{tid}") as ws:
+        ws.send_json({"type": "join", "seat": seat, "token": token})
+        for _ in range(50):
+            msg = ws.receive_json()
+            if msg["type"] == "error" or (msg["type"] == "state" and msg.get("you") == seat):
+                return dict(msg)
+    raise AssertionError("no answer to the join")
+
+
+def test_the_device_gets_its_own_seat_back_and_nothing_else(client: TestClient) -> None:
+    tid = new_table(client, ["friend", "friend", "friend", "bot"])
+    first = sit(client, tid, 0, "Äiti", PHONE_A).json()  # type: ignore[attr-defined]
+    assert sit(client, tid, 1, "Isä").status_code == 201  # no key: nobody can give it back
+    mine = f"/api/tables/{tid}/seats/mine"
+    # the tab was closed and its seat forgotten: the same device asks, under any name
+    back = client.post(mine, json={"device": PHONE_A, "name": "Joku"})
+    assert back.status_code == 200, back.text
+    assert back.json()["seat"] == 0 and back.json()["returned"] is True
+    assert names(client, tid)[0] == "Äiti"  # the seat keeps its name
+    assert join_state(client, tid, 0, back.json()["token"])["you"] == 0
+    # the old token seats nobody any more
+    assert join_state(client, tid, 0, first["token"])["code"] == "bad-token"
+    # another device, or a seat taken without a key: nothing is given
+    for device in (PHONE_B, "e" * 40):
+        r = client.post(mine, json={"device": device})
+        assert r.status_code == 404 and r.json()["error"] == "not-recognised"
+    # a malformed key: a clear 400, and the seat's token is what it was
+    table = client.app.state.tables.live[tid]  # type: ignore[attr-defined]
+    kept = table.seats[0].token_hash
+    for bad in ("a" * 15, "a" * 65, "a;" * 10, None, 7, ["a" * 20]):
+        r = client.post(mine, json={"device": bad})
+        assert r.status_code == 400 and r.json()["error"] == "bad-device", (bad, r.text)
+    assert table.seats[0].token_hash == kept
+    assert join_state(client, tid, 0, back.json()["token"])["you"] == 0
+    # the server forgets the table (a restart): the device is stored with the seat
+    client.app.state.tables.live.pop(tid)  # type: ignore[attr-defined]
+    again = client.post(mine, json={"device": PHONE_A})
+    assert again.status_code == 200 and again.json()["seat"] == 0
+
+
+def test_quick_game_gives_the_device_its_match_back(tmp_path: Path) -> None:
+    db = f"sqlite+aiosqlite:///{tmp_path / 'q.db'}"
+    with TestClient(create_app(db, bot_delay=0.0, limits=Limits(per_address=False))) as c:
+        index = c.app.state.open_index  # type: ignore[attr-defined]
+        first = c.post("/api/quick", json={"name": "Äiti", "device": PHONE_A})
+        assert first.status_code == 201 and first.json()["returned"] is False, first.text
+        tid, seat = first.json()["id"], first.json()["seat"]
+        # the same device again (the page was closed), even under another name: its own seat
+        back = c.post("/api/quick", json={"name": "Äippä", "device": PHONE_A})
+        assert back.status_code == 200, back.text
+        assert (back.json()["id"], back.json()["seat"], back.json()["returned"]) == (tid, seat, True)
+        assert join_state(c, tid, seat, back.json()["token"])["you"] == seat
+        # another Äiti on another phone sits at the same quick table, told apart
+        other = c.post("/api/quick", json={"name": "Äiti", "device": PHONE_B})
+        assert other.status_code == 201 and other.json()["id"] == tid, other.text
+        assert names(c, tid)[other.json()["seat"]] == "Äiti (2)"
+        # the match starts (the bots sit down): the device still comes back to it
+        table = c.app.state.tables.live[tid]  # type: ignore[attr-defined]
+        c.portal.call(table.start_now, table.host)  # type: ignore[union-attr]
+        again = c.post("/api/quick", json={"name": "Äiti", "device": PHONE_B})
+        assert again.status_code == 200 and again.json()["id"] == tid
+        # a malformed key: refused before anything is made or given
+        made = len(index.entries)
+        for bad in ("short", "x" * 65, 5, "ä" * 20):
+            r = c.post("/api/quick", json={"name": "Eve", "device": bad})
+            assert r.status_code == 400 and r.json()["error"] == "bad-device", r.text
+        assert len(index.entries) == made
+        # a page that sends no key is a new player, as before
+        assert c.post("/api/quick", json={"name": "Eve"}).status_code == 201
+
+
+def test_a_rematch_seat_stays_the_devices(client: TestClient) -> None:
+    from test_web_rematch import SEATS, play_out
+
+    r = client.post("/api/tables", json={"preset": "ristiseiska", "options": {"match_deals": 1},
+                                          "seats": SEATS})
+    tid = r.json()["id"]
+    tokens = {0: sit(client, tid, 0, "Aino", PHONE_A).json()["token"],  # type: ignore[attr-defined]
+              2: sit(client, tid, 2, "Bea", PHONE_B).json()["token"]}  # type: ignore[attr-defined]
+    play_out(client, tid, tokens)
+    nid = client.post(f"/api/tables/{tid}/rematch",
+                      json={"seat": 0, "token": tokens[0]}).json()["id"]
+    # Aino pressed Rematch: her new seat is her device's as well, so it comes back to her
+    back = client.post(f"/api/tables/{nid}/seats/mine", json={"device": PHONE_A})
+    assert back.status_code == 200 and back.json()["seat"] == 0, back.text
+    # the finished match's record and both tables' public state name the players, never
+    # their devices (the rematch's configuration keeps the kept seats' device hashes)
+    from ristiseiska.web.tables import check_device
+
+    shown = [client.get(f"/api/tables/{tid}/record").text, client.get(f"/api/tables/{tid}").text,
+             client.get(f"/api/tables/{nid}").text]
+    assert '"Bea"' in shown[0]
+    for secret in (PHONE_A, PHONE_B, check_device(PHONE_A), check_device(PHONE_B)):
+        assert secret and not any(secret in text for text in shown)
+
+
+def test_the_device_key_is_never_shown_stored_or_logged(client: TestClient,
+                                                        caplog: pytest.LogCaptureFixture) -> None:
+    import logging
+
+    from ristiseiska.web.tables import check_device
+
+    caplog.set_level(logging.DEBUG, logger="ristiseiska")  # the server's own log, all of it
+    r = client.post("/api/tables", json={"open": True, "seats": [{"kind": "friend"}] * 3})
+    tid = r.json()["id"]
+    tok = sit(client, tid, 0, "Äiti", PHONE_A).json()["token"]  # type: ignore[attr-defined]
+    sit(client, tid, 1, "Äiti", PHONE_B)
+    client.post(f"/api/tables/{tid}/seats/mine", json={"device": PHONE_A})
+    seen = [client.get(f"/api/tables/{tid}").text, client.get("/api/tables?open=1").text]
+    with client.websocket_connect(f"/ws/{tid}") as ws:
+        ws.send_json({"type": "join", "seat": 2, "token": tok})  # a wrong seat: an error
+        for _ in range(20):
+            seen.append(str(msg := ws.receive_json()))
+            if msg["type"] == "error":
+                break
+    secrets_ = [PHONE_A, PHONE_B, check_device(PHONE_A), check_device(PHONE_B)]
+    logged = [r.getMessage() for r in caplog.records if r.name.startswith("ristiseiska")]
+    for text in [*seen, *logged]:
+        for secret in secrets_:
+            assert secret and secret not in text
+    # the database keeps only the hash, never the key
+    table = client.app.state.tables.live[tid]  # type: ignore[attr-defined]
+    stored = client.portal.call(table.store.load, tid)  # type: ignore[union-attr]
+    assert PHONE_A not in str(stored) and check_device(PHONE_A) in str(stored.token_hashes)

@@ -111,7 +111,31 @@ async def test_offline_the_lobby_loads_and_a_page_that_needs_the_server_says_so(
     await page.reload()
     await page.wait_for_selector("[data-testid=offline-panel] [data-testid=no-network]")
     assert await page.locator("button[data-action=play-offline]").is_visible()
-    assert await page.locator("button[data-action=create]").count() == 1  # the shell, cached
+    # only what works offline: no panel that needs the server, a word that it comes back
+    for needs_server in ("button[data-action=create]", "[data-action=quick]",
+                         "[data-testid=open-lobby]", "a[data-action=puzzles]"):
+        assert await page.locator(needs_server).count() == 0, needs_server
+    assert await page.locator("[data-testid=device-history]").count() == 1  # kept here
+    note = page.locator("[data-testid=offline-lobby-note]")
+    assert "palaavat" in await note.inner_text()
+    # the rules of any preset, in both languages, from the service worker's cache
+    await page.click("[data-action=show-rules]")
+    await page.wait_for_selector("[data-testid=offline-rules] [data-testid=rules-text]")
+    assert "pantti" in (await page.inner_text("[data-testid=rules-text]")).lower()
+    await page.select_option("[data-action=rules-preset]", "sjuan")
+    await page.click("[data-action=lang-en]")
+    await page.wait_for_function("() => document.querySelector('[data-testid=offline-lobby-note]')"
+                                 ".innerText.includes('come back')")
+    await page.wait_for_function("() => { const e = document.querySelector("
+                                 "'[data-testid=offline-rules] [data-testid=rules-text]');"
+                                 " return e && /sjuan/i.test(e.innerText); }")
+    # the network comes back: the online lobby returns by itself
+    await ctx.set_offline(False)
+    await page.wait_for_selector("button[data-action=create]")
+    await page.wait_for_selector("a[data-action=puzzles]")
+    assert await page.locator("[data-testid=offline-lobby-note]").count() == 0
+    await ctx.set_offline(True)
+    await page.click("[data-action=lang-fi]")
     await page.goto(live_server.url + "/t/abcdefgh12345678")
     await page.wait_for_selector("[data-testid=offline-page]")
     await page.click("[data-action=lobby]")

@@ -277,6 +277,16 @@ class Store(FileWatch, MoveWriter):
                     bot.name = new
             return True
 
+    async def renew_seat(self, table_id: str, seat: int, old_hash: str, new_hash: str) -> bool:
+        """A held seat gets a new token (issue 47: its player came back on the device they
+        sat down with); False when the seat is no longer held with ``old_hash``."""
+        async with self._write(), self.session() as s, s.begin():
+            row = await s.get(SeatRow, (table_id, seat), with_for_update=True)
+            if row is None or row.token_hash != old_hash:
+                return False
+            row.token_hash = new_hash
+            return True
+
     async def name_free_seats(self, table_id: str, names: dict[int, str]) -> None:
         """Give seats nobody has taken new names (the stand-ins that fill a quick table)."""
         async with self._write(), self.session() as s, s.begin():

@@ -311,6 +311,19 @@ def create_app(database_url: str | None = None, bot_delay: float = 0.8,
     async def meta(lang: str = Query("fi", max_length=8)) -> dict[str, Any]:
         return lobby_meta(i18n.norm_lang(lang))
 
+    @app.get("/api/rules")
+    async def preset_rules(preset_name: str = Query("ristiseiska", alias="preset", max_length=40),
+                           lang: str = Query("fi", max_length=8)) -> Response:
+        """A preset's rules in words (issue 47: the lobby shows them offline too; the service
+        worker keeps every preset's in both languages)."""
+        if preset_name not in PRESETS:
+            return JSONResponse({"error": "bad-preset", "message": "no such preset"},
+                                status_code=404)
+        rules = preset(preset_name)
+        lang = i18n.norm_lang(lang)
+        return JSONResponse({"preset": preset_name, "text": explain(rules, lang),
+                             "html": explain_html(rules, lang)})
+
     @app.get("/api/i18n/{lang}")
     async def catalog(lang: str) -> Response:
         lang = i18n.norm_lang(lang)

@@ -11,7 +11,10 @@
   table waiting longest for players (of preset ``P`` when given), or makes a new open quick
   table (4 friend seats, the player at the first) whose empty seats stand-in bots take
   ``quick_wait`` seconds later (20 by default, ``serve --quick-wait``), when the deal starts.
-  The answer is the seat claim's: ``{"id", "url", "seat", "token"}`` (201).
+  The answer is the seat claim's: ``{"id", "url", "seat", "token"}`` (201). With
+  ``"device": KEY`` (the browser's private key, issue 47) the seat is the device's, and a
+  player whose device already has a seat in an unfinished match at an open table is given that
+  seat back instead (200, ``"returned": true``; web/players.py).
 - ``GET /api/tables/{id}/quick`` tells a quick table's page how long until the bots sit down.
 
 **The index.** Every open table is kept in memory (:class:`OpenIndex`): its configuration,
@@ -52,7 +55,7 @@ from ..store.schema import StoredTable
 from .errors import ActionError
 from .live_table import LiveTable
 from .rates import SharedRate
-from .seats import MAX_NAME
+from .seats import DEVICE_SEP, MAX_NAME, check_device
 from .security import InputError, clean_text, json_body
 from .tables import Tables
 
@@ -91,6 +94,8 @@ class Snap:
     started: bool
     finished: bool
     online: int | None = None  # players connected (known only for tables live here)
+    # the hashes of the devices the players sat down with (issue 47; never listed)
+    devices: list[str | None] = field(default_factory=list)
 
 
 def snap_live(t: LiveTable) -> Snap:
@@ -98,16 +103,19 @@ def snap_live(t: LiveTable) -> Snap:
                 taken=[s.kind == "bot" or s.token_hash is not None for s in t.seats],
                 standin=[s.standin for s in t.seats], started=t.started,
                 finished=t.match.is_over(),
-                online=len({c.seat for c in t.conns if c.seat is not None}))
+                online=len({c.seat for c in t.conns if c.seat is not None}),
+                devices=[s.device_hash if s.token_hash is not None else None for s in t.seats])
 
 
 def snap_stored(st: StoredTable) -> Snap:
     seats = st.config["seats"]
     taken = [s["kind"] == "bot" or st.token_hashes.get(i) is not None
              for i, s in enumerate(seats)]
+    devices = [(st.token_hashes.get(i) or "").partition(DEVICE_SEP)[2] or None
+               for i in range(len(seats))]
     return Snap(names=[st.seat_names.get(i, s["name"]) for i, s in enumerate(seats)],
                 taken=taken, standin=[i in st.standins for i in range(len(seats))],
-                started=st.started or all(taken), finished=st.finished)
+                started=st.started or all(taken), finished=st.finished, devices=devices)
 
 
 @dataclass(eq=False)
@@ -371,6 +379,8 @@ class OpenIndex:
     async def quick(self, data: Any, addr: str) -> Response:
         try:
             name, preset_name, lang = quick_request(data)
+            device = data.get("device")
+            device_hash = check_device(device)  # issue 47: a malformed key changes nothing
         except ActionError as e:
             return _err(e)
         if self.per_address and (wait := await self.quick_rate.retry_after(addr)):
@@ -383,15 +393,47 @@ class OpenIndex:
             async with self._quick:  # one quick game at a time here: never the same seat
                 if self.shared:  # what the other processes did, up to now
                     await self.refresh()
-                for entry in self._candidates(preset_name):
-                    answer = await self._try_table(entry, name)
+                if device_hash is not None:  # a match of this player's still going: back to it
+                    answer = await self._return(device_hash)
                     if answer is not None:
                         return answer
-                return await self._new_table(name, preset_name or QUICK_PRESET)
+                for entry in self._candidates(preset_name):
+                    answer = await self._try_table(entry, name, device)
+                    if answer is not None:
+                        return answer
+                return await self._new_table(name, preset_name or QUICK_PRESET, device)
         except ActionError as e:
             return _err(e)
 
-    async def _try_table(self, e: Entry, name: str) -> Response | None:
+    async def _return(self, device_hash: str) -> Response | None:
+        """The newest open table whose unfinished match this device has a seat in (issue 47):
+        the player is given that seat back instead of a new one."""
+        now = self.clock()
+        for e in reversed(list(self.entries.values())):
+            if now - e.created > self.max_age:
+                continue
+            snap = self._current(e)
+            if snap.finished or device_hash not in snap.devices:
+                continue
+            if self.shared:  # the table's own process gives it back (the body goes along)
+                return RedirectResponse(f"/api/tables/{e.id}/seats/mine", status_code=307)
+            try:
+                t = await self.tables.get(e.id)
+            except ActionError:
+                continue
+            seat = t.device_seat(device_hash)
+            if seat is None or t.match.is_over():
+                continue
+            try:
+                token = await t.renew(seat, device_hash)
+            except ActionError as err:
+                if err.code == "store":
+                    raise
+                continue
+            return _seated(t.id, seat, token, status=200)
+        return None
+
+    async def _try_table(self, e: Entry, name: str, device: Any = None) -> Response | None:
         if self.shared:  # the table's own process claims the seat (nginx pins the URL)
             now = self.clock()
             for seat in e.free():
@@ -412,7 +454,7 @@ class OpenIndex:
             raise
         for seat in e.free(snap_live(t)):
             try:
-                token = await t.claim(seat, name)
+                token = await t.claim(seat, name, device=device)
             except ActionError as err:
                 if err.code in ("seat-taken", "seat-reserved"):
                     continue
@@ -422,7 +464,7 @@ class OpenIndex:
             return _seated(t.id, seat, token)
         return None
 
-    async def _new_table(self, name: str, preset_name: str) -> Response:
+    async def _new_table(self, name: str, preset_name: str, device: Any = None) -> Response:
         if self.make_config is None:
             raise ActionError("no-quick", "this server makes no quick tables")
         build_config = self.make_config
@@ -445,7 +487,7 @@ class OpenIndex:
             await t.close()
             self._promised[(t.id, 0)] = self.clock() + PROMISE
             return RedirectResponse(f"/api/tables/{t.id}/seats/0", status_code=307)
-        token = await t.claim(0, name)
+        token = await t.claim(0, name, device=device)
         return _seated(t.id, 0, token)
 
 
@@ -476,9 +518,10 @@ def quick_request(data: Any) -> tuple[str, str | None, str]:
     return name, preset_name, lang.lower()
 
 
-def _seated(table_id: str, seat: int, token: str) -> JSONResponse:
+def _seated(table_id: str, seat: int, token: str, status: int = 201) -> JSONResponse:
+    """A seat taken (201), or given back to its player (200, issue 47)."""
     return JSONResponse({"id": table_id, "url": f"/t/{table_id}", "seat": seat,
-                         "token": token}, status_code=201)
+                         "token": token, "returned": status == 200}, status_code=status)
 
 
 def _err(e: ActionError) -> JSONResponse:

@@ -7,6 +7,8 @@ the project's own engine packed for the browser.
   its file lists filled in. The version is a hash of every static file and of the engine
   archive, so any change of either gives a new cache and the old one is dropped.
 - ``GET /offline.html`` — what a page that needs the server shows without a network.
+- The app shell the worker keeps also has every preset's rules in both languages
+  (``GET /api/rules?preset=P&lang=L``, web/app.py), so the lobby shows them offline.
 - ``GET /offline-game`` — the page of the match played in the browser (``ui/offline.js``).
 - ``GET /offline/engine.zip`` — the engine's Python modules, read from this installed package
   when the server starts: the browser plays with exactly the server's rules (one engine).
@@ -28,6 +30,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import FileResponse, JSONResponse, Response
 
+from ..rules import PRESETS
 from .security import CSP
 
 STATIC = resources.files("ristiseiska.web").joinpath("static")
@@ -151,7 +154,8 @@ class Offline:
         self.version = h.hexdigest()[:16]
         self.shell = ["/", "/offline.html", "/manifest.webmanifest", "/api/i18n/fi",
                       "/api/i18n/en", "/api/meta", "/api/meta?lang=fi", "/api/meta?lang=en"] + [
-            f"/static/{f}" for f in files if not f.startswith(PYODIDE + "/")]
+            f"/static/{f}" for f in files if not f.startswith(PYODIDE + "/")] + [
+            f"/api/rules?preset={name}&lang={lang}" for name in PRESETS for lang in ("fi", "en")]
         self.engine = ["/offline/worker.js", "/offline/engine.zip"] + [
             f"/static/{PYODIDE}/{f}" for f in PYODIDE_FILES]
 

@@ -73,7 +73,9 @@ async def make_rematch(tables: Tables, old: LiveTable, seat: Any, token: Any
         old.rematch = new_id
         async with old.lock:
             old.broadcast_info()
-    token_new = await new.claim(seat, old.seats[seat].name, reserved_ok=True)
+    # the player's device goes with them (issue 47): the rematch knows them by it too
+    token_new = await new.claim(seat, old.seats[seat].name, reserved_ok=True,
+                                device_hash=old.seats[seat].device_hash)
     return new, seat, token_new
 
 

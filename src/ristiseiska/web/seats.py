@@ -134,16 +134,17 @@ class Seating:
         return seat
 
     async def claim(self, seat: int, name: str, reserved_ok: bool = False,
-                    device: Any = None) -> str:
+                    device: Any = None, device_hash: str | None = None) -> str:
         """Seat a friend; ``device`` is the private key of the player's browser (issue 47),
-        when it sends one. A name already at the table is refused (``name-taken``), except
+        when it sends one (``device_hash``: its hash, known already, e.g. a rematch's player
+        from the last match). A name already at the table is refused (``name-taken``), except
         that a player on another device gets it with a number: the second Äiti is
         "Äiti (2)". A seat a rematch keeps is theirs also by the device they played on."""
         if not 0 <= seat < self.n:
             raise ActionError("bad-seat", f"no seat {seat} at this table")
         if self.seats[seat].kind != "friend":
             raise ActionError("bot-seat", "a bot plays that seat")
-        device_hash = check_device(device)
+        device_hash = check_device(device) or device_hash
         if not reserved_ok and self._reserved(seat) and (
                 device_hash is None or device_hash != self.reserved_device(seat)):
             raise ActionError("seat-reserved", "this seat is kept for its player from the "
@@ -195,6 +196,33 @@ class Seating:
                 self.started = True
             self._broadcast()
         self.kick()
+        return token
+
+    def device_seat(self, device_hash: str) -> int | None:
+        """The friend seat this device holds at the table (issue 47), if any."""
+        return next((i for i, s in enumerate(self.seats) if s.kind == "friend"
+                     and s.token_hash is not None and s.device_hash == device_hash), None)
+
+    async def renew(self, seat: int, device_hash: str) -> str:
+        """Give a player their own seat back (issue 47): the device they sat down with proves
+        it is theirs, so the seat gets a new token (the old one no longer seats anybody; the
+        browser keeps one token a table for all its tabs). Raises ``not-recognised``."""
+        token = secrets.token_urlsafe(24)
+        h = hash_token(token)
+        async with self.lock:
+            s = self.seats[seat]
+            if s.kind != "friend" or s.token_hash is None or s.device_hash != device_hash:
+                raise ActionError("not-recognised", "no seat at this table is kept for this "
+                                  "device")
+            try:
+                stored = await self.store.renew_seat(
+                    self.id, seat, f"{s.token_hash}{DEVICE_SEP}{device_hash}",
+                    f"{h}{DEVICE_SEP}{device_hash}")
+            except Exception as e:  # noqa: BLE001 - every storage failure is reported alike
+                raise store_error(e, "the seat could not be given back") from e
+            if not stored:
+                raise ActionError("seat-taken", "the seat changed meanwhile; try again")
+            s.token_hash = h
         return token
 
     async def start_now(self, seat: int | None) -> None:

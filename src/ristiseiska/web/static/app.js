@@ -9,11 +9,14 @@ import { Lobby } from "./ui/lobby.js";
 import { OpenTables } from "./ui/open.js";
 import { TablePage } from "./ui/table.js";
 import { OfflineGame, OfflinePanel } from "./ui/offline.js"; // issue 47 (also registers the service worker)
+import { OfflineLobby, useOnline } from "./ui/lobby_offline.js";
+import { DeviceHistory } from "./ui/history.js";
 
 // --- app shell -----------------------------------------------------------------------------
 function App() {
   const [lang, setLangState] = useState(localStorage.getItem("rs.lang") || "fi");
   const [ready, setReady] = useState(false);
+  const online = useOnline(); // issue 47: without a network the lobby shows what works offline
   useEffect(() => { loadCatalog(lang).then(() => setReady(Date.now())); }, [lang]);
   const setLang = (l) => { localStorage.setItem("rs.lang", l); setLangState(l); };
   if (!ready) return html`<main>…</main>`;
@@ -24,13 +27,14 @@ function App() {
   // The table is a room of its own: the felt fills the window and its top bar has the rest.
   if (m) return html`<main class="tablemain"><${TablePage} id=${m[1]} lang=${lang} key=${m[1]} langs=${langs}/></main>`;
   if (location.pathname === "/offline-game") return html`<main class="tablemain"><${OfflineGame} lang=${lang} langs=${langs}/></main>`;
-  const offline = html`<${OfflinePanel} lang=${lang}/>`; // first when the network is away
   return html`
     <header>
       <h1><a href="/" data-action="lobby">♣7 ${t("web.title")}</a></h1>
-      <nav class="nav"><a href="/puzzles" data-action="puzzles">${t("web.puzzles")}</a>${langs}</nav>
+      <nav class="nav">${online && html`<a href="/puzzles" data-action="puzzles">${t("web.puzzles")}</a>`}${langs}</nav>
     </header>
-    <main>${!navigator.onLine && offline}<${OpenTables} lang=${lang}/><${Lobby} lang=${lang}/>${navigator.onLine && offline}</main>`;
+    <main>${online
+      ? html`<${OpenTables} lang=${lang}/><${Lobby} lang=${lang}/><${OfflinePanel} lang=${lang}/><${DeviceHistory} lang=${lang}/>`
+      : html`<${OfflineLobby} lang=${lang} extra=${html`<${DeviceHistory} lang=${lang}/>`}/>`}</main>`;
 }
 
 // Keyboard or pointer: the focus ring is drawn only while the keyboard is in use.

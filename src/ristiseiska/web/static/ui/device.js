@@ -11,20 +11,22 @@ export function deviceKey() {
   return key;
 }
 
-// At a rematch's table this browser has no seat token for (its link came from a friend, or the
-// old table's page is gone): the seat kept for the player who played on this device is taken
-// back (POST /api/tables/{id}/seats/mine, web/players.py). Resolves true when seated.
+// At a table this browser has no seat token for (the tab was closed and its seat forgotten,
+// the table was opened again from the lobby, a rematch's link came from a friend): the seat
+// this device sat down at, or the one a rematch keeps for the player who played on this
+// device, is given back (POST /api/tables/{id}/seats/mine, web/players.py). Resolves to the
+// answer ({seat, token, returned}) when seated, else null.
 export async function reclaimSeat(id) {
   try {
     const r = await fetch(`/api/tables/${id}/seats/mine`, {
       method: "POST", headers: { "content-type": "application/json" },
       body: JSON.stringify({ device: deviceKey(), name: localStorage.getItem("rs.name") || "" }),
     });
-    if (r.status !== 201) return false;
+    if (!r.ok) return null;
     const data = await r.json();
     localStorage.setItem(`rs.seat.${id}`, JSON.stringify({ seat: data.seat, token: data.token }));
-    return true;
+    return data;
   } catch (e) {
-    return false;
+    return null;
   }
 }

@@ -64,7 +64,7 @@ export function OpenTables({ lang }) {
     try {
       // with several server processes two players may be sent to one seat: ask again
       for (let attempt = 0; attempt < 3; attempt++) {
-        const r = await post("/api/quick", { name: n, lang });
+        const r = await post("/api/quick", { name: n, lang, device: deviceKey() });
         if (r.ok) { sitDown(r.data); return; }
         if (r.status !== 409 || (r.data && r.data.error === "name-taken")) { setError(errorText(r.data, r.status)); return; }
       }
@@ -76,6 +76,9 @@ export function OpenTables({ lang }) {
     if (!n) return;
     setError(null); setBusy(true);
     try {
+      // this device's own seat there (a second tab, or back after closing the page): given back
+      const mine = await post(`/api/tables/${tab.id}/seats/mine`, { device: deviceKey(), name: n });
+      if (mine.ok) { sitDown({ ...mine.data, id: tab.id, url: tab.url }); return; }
       for (const seat of tab.free) {
         const r = await post(`/api/tables/${tab.id}/seats/${seat}`, { name: n, device: deviceKey() });
         if (r.ok) { sitDown({ ...r.data, id: tab.id, url: tab.url }); return; }

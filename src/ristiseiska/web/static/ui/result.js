@@ -2,6 +2,7 @@
 import { html, useState, useEffect, useLayoutEffect, useRef, useCallback } from "../vendor/htm-preact-standalone.mjs";
 import { t, tn, hasText, levelName, cardName, nextMoveId, reducedMotion, SUIT_SYMBOL, SUIT_ORDER, RANK_ORDER, FORCED } from "./text.js";
 import { parseCard, sortHand, moveCard, CardFace, MiniFace, HandCard, Card, rankCode } from "./cards.js";
+import { noteMatch } from "./history.js";
 
 // The match's standings: lowest total first (places shared on equal totals), with each
 // total's token part (the points from holding the token at the end of deals).
@@ -49,6 +50,8 @@ function DealResult({ view, names }) {
 }
 
 export function Result({ view, names, sheet, you, send, id = null, table = null, onError = () => {} }) {
+  // the match is over: this device's history counts it (once; ui/history.js, issue 47)
+  useEffect(() => { if (sheet && sheet.over && id) noteMatch(id, sheet, you); }, [sheet && sheet.over, you]);
   const r = view.result;
   if (!r) return null;
   if (!sheet.over) {

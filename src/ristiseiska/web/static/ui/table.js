@@ -144,14 +144,15 @@ export function TablePage({ id, lang, langs = null, useConn = useTableSocket }) 
     return () => removeEventListener("keydown", onKey);
   }, []);
 
-  // A seat kept for this device (a rematch): taken back once, without a click (issue 47).
+  // Watching a table where this device has a seat (it sat down here before, or a rematch
+  // keeps one for it): the server gives it back once, without a click (issue 47).
   const reclaimed = useRef(false);
-  const keptSeat = !!(state && state.you === null && state.table && state.table.seats.some((s) => s.reserved));
+  const mayBeMine = !!(state && state.you === null && state.table && state.table.seats.some((s) => s.reserved || (s.kind === "friend" && s.taken)));
   useEffect(() => {
-    if (!keptSeat || reclaimed.current || id === "offline") return;
+    if (!mayBeMine || reclaimed.current || id === "offline") return;
     reclaimed.current = true;
-    reclaimSeat(id).then((ok) => { if (ok) rejoin(); });
-  }, [keptSeat]);
+    reclaimSeat(id).then((data) => { if (data) rejoin(); });
+  }, [mayBeMine]);
 
   if (conn === "missing") return html`<div class="error">${t("web.table.no_table")} <a href="/">${t("web.table.back")}</a></div>`;
   if (!state) return html`<p class="notice">${t("web.table.connecting")}</p>`;
