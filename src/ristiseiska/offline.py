@@ -2,9 +2,11 @@
 
 The page's Web Worker (``web/static/pwa/worker.js``) loads this module from the engine archive
 the server packs from its own source (``web/pwa.py``), so the rules, the bots and the records
-are the server's own. One person plays seat 0; the others are bots of the quick levels
-(``random``, ``basic``, ``expert``), seeded as a server table seeds them (``seed * 31 + seat``),
-so the same seed and moves give the same deals, the same bot moves and the same records.
+are the server's own. One person plays seat 0; the others are bots of the levels that run
+without numpy (``random``, ``basic``, ``expert``, and ``neural`` evaluated in plain Python by
+:mod:`ristiseiska.bots.neural_plain`, which plays the server's ``neural`` moves), seeded as a
+server table seeds them (``seed * 31 + seat``), so the same seed and moves give the same deals,
+the same bot moves and the same records.
 
 Messages are JSON texts in and lists of JSON texts out (:func:`handle`); what the page gets
 has the shape of the server's WebSocket messages (``web/app.py``), so the table page is the
@@ -25,7 +27,7 @@ from .record import dumps_record, record_from_game
 from .rules import PRESETS, RulesError, preset
 from .view import make_view
 
-LEVELS = ("random", "basic", "expert")
+LEVELS = ("random", "basic", "expert", "neural")
 TABLE_ID = "offline"
 MAX_NAME = 24
 
@@ -38,6 +40,10 @@ class OfflineError(ValueError):
 
 
 def _bot(level: str, seed: int) -> Any:
+    if level == "neural":  # the network without numpy, also where numpy is at hand
+        from .bots.neural_plain import PlainNeuralBot
+
+        return PlainNeuralBot(seed)
     from .bots import get_bot
 
     return get_bot(level, seed)
