@@ -229,3 +229,34 @@ def test_the_offline_state_has_the_servers_view_of_the_seat() -> None:
             m.bot_step()
         else:
             m.play(view["legal_moves"][0])
+
+
+def test_the_offline_hint_is_the_networks_move_with_the_experts_reason() -> None:
+    """Offline the hint is the neural bot's choice (the server's numpy bot's too) with the
+    expert's reason for that move and a note; where the network does not play the rules, the
+    expert's move, saying so."""
+    from ristiseiska.bots import get_bot
+    from ristiseiska.bots.expert import ExpertBot
+    from ristiseiska.bots.reasons import render
+    from ristiseiska.i18n import t
+
+    server = get_bot("neural", seed=0)
+    for preset_name, note in (("ristiseiska", "analysis.hint.network"),
+                              ("jokerit", "analysis.hint.offline_rule")):
+        m = offline.OfflineMatch({"preset": preset_name, "bots": ["basic"] * 3, "seed": 21})
+        hints = 0
+        while not m.game.is_over() and hints < 12:
+            if m.bot_due():
+                m.bot_step()
+                continue
+            view = m.game.view(0)
+            h = m.hint("en")
+            if len(view.legal_moves) > 1:
+                move = server.choose(view)
+                assert h["move"] == move.text(m.rules.distinct_decks)
+                assert h["reason"] == (render(*ExpertBot(seed=0).reason_for(view, move), "en")
+                                       .rstrip() + " " + t(note, "en"))
+                assert m.hint("fi")["reason"].endswith(t(note, "fi"))
+                hints += 1
+            m.play(m.game.legal_moves()[-1].text(m.rules.distinct_decks))
+        assert hints >= 3

@@ -86,6 +86,7 @@ class OfflineMatch:
         self.games: list[Game] = [self.match.new_deal()]
         self.bots = {s: _bot(level, self.config["seed"] * 31 + s)
                      for s, level in enumerate(self.config["bots"], start=1)}
+        self._hint_bot: Any = None
 
     @classmethod
     def from_saved(cls, saved: dict[str, Any]) -> OfflineMatch:
@@ -162,15 +163,38 @@ class OfflineMatch:
         self.games.append(self.match.new_deal())
 
     def hint(self, lang: str) -> dict[str, Any]:
+        """The hint: the network's move (the ``neural`` bot, the strongest level that runs
+        here; the server's hint searches sampled deals, which needs the compiled kernel) with
+        the expert's reason for it and a note saying so; the expert's own move and reason where
+        the network does not play the rules (the note says that too) or one move is legal."""
         g = self.game
         if g.is_over() or g.to_move != 0:
             raise OfflineError("no-hint", "a hint is given on your own move")
-        from .bots import get_bot
+        from .bots.expert import ExpertBot
+        from .bots.neural_plain import unsupported
         from .bots.reasons import render
 
-        move, (key, params) = get_bot("expert", seed=0).decide(g.view(0))
-        return {"type": "hint", "move": move.text(self.rules.distinct_decks),
-                "reason": render(key, params, lang)}
+        view = g.view(0)
+        expert = ExpertBot(seed=0)
+        note = None
+        if len(g.legal_moves()) == 1:
+            move, (key, params) = expert.decide(view)
+        elif unsupported(self.rules, self.n) is None:
+            move = self.hint_bot().choose(view)
+            key, params = expert.reason_for(view, move)
+            note = "analysis.hint.network"
+        else:
+            move, (key, params) = expert.decide(view)
+            note = "analysis.hint.offline_rule"
+        reason = render(key, params, lang)
+        if note is not None:
+            reason = f"{reason.rstrip()} {i18n.t(note, lang)}"
+        return {"type": "hint", "move": move.text(self.rules.distinct_decks), "reason": reason}
+
+    def hint_bot(self) -> Any:
+        if self._hint_bot is None:
+            self._hint_bot = _bot("neural", 0)
+        return self._hint_bot
 
     # -- what the page shows ----------------------------------------------------------------
     def table_info(self) -> dict[str, Any]:
