@@ -98,6 +98,9 @@ def test_the_engine_archive_is_the_same_bytes_for_the_same_source() -> None:
     for module in pwa.ENGINE_MODULES:  # the server's own files, unchanged
         data = zipfile.ZipFile(io.BytesIO(pwa.engine_zip())).read(f"ristiseiska/{module}")
         assert data == (src / module).read_bytes()
+    # the neural bot's weights: the server's file itself
+    data = zipfile.ZipFile(io.BytesIO(pwa.engine_zip())).read(f"ristiseiska/{pwa.WEIGHTS}")
+    assert data == (src / pwa.WEIGHTS).read_bytes()
 
 
 PLAY = r"""
@@ -108,7 +111,7 @@ sys.path.insert(0, sys.argv[1])
 from ristiseiska import offline
 assert offline.__file__.startswith(sys.argv[1]), offline.__file__
 out = json.loads(offline.handle(json.dumps({"type": "start", "lang": "en", "config": {
-    "preset": sys.argv[2], "bots": ["random", "basic", "expert"], "seed": 11, "name": "Äiti"}})))
+    "preset": sys.argv[2], "bots": sys.argv[3].split(","), "seed": 11, "name": "Äiti"}})))
 rules = json.loads(offline.handle('{"type": "rules", "lang": "fi"}'))[0]
 assert rules["html"].startswith("<h1>"), rules
 while True:
@@ -124,12 +127,19 @@ print(json.dumps({"saved": offline._MATCH[0].saved(),
 """
 
 
-@pytest.mark.parametrize("preset_name", ["ristiseiska", "sjuan", "jokerit"])
+@pytest.mark.parametrize(("preset_name", "levels"), [
+    ("ristiseiska", "random,basic,expert"), ("sjuan", "random,basic,expert"),
+    ("jokerit", "random,basic,expert"),
+    # the network in plain Python (bots/neural_plain.py) against the server's numpy bot; on
+    # jokers the network does not play and both fall back to the expert's move
+    ("ristiseiska", "neural,neural,neural"), ("ristiseiska-pyynto", "neural,expert,neural"),
+    ("fan-tan", "basic,neural,neural"), ("jokerit", "neural,neural,basic")])
 def test_the_archive_plays_alone_and_makes_the_servers_records(tmp_path: Path,
-                                                               preset_name: str) -> None:
+                                                               preset_name: str,
+                                                               levels: str) -> None:
     zipfile.ZipFile(io.BytesIO(pwa.engine_zip())).extractall(tmp_path / "engine")
     done = subprocess.run([sys.executable, "-I", "-c", PLAY, str(tmp_path / "engine"),
-                           preset_name], capture_output=True, text=True, timeout=120)
+                           preset_name, levels], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
     # the server's engine and bots (the full package) on the same seed and moves
@@ -139,6 +149,7 @@ def test_the_archive_plays_alone_and_makes_the_servers_records(tmp_path: Path,
     from ristiseiska.rules import preset
 
     cfg = out["saved"]["config"]
+    assert cfg["bots"] == levels.split(",")
     g = Match(preset(preset_name), 4, seed=11, names=cfg["names"]).new_deal()
     bots = {s: get_bot(level, 11 * 31 + s) for s, level in enumerate(cfg["bots"], 1)}
     for text in out["saved"]["moves"][0]:
@@ -151,8 +162,9 @@ def test_the_archive_plays_alone_and_makes_the_servers_records(tmp_path: Path,
     assert check_record(record) is None
 
 
-def test_a_saved_match_resumes_exactly() -> None:
-    m = offline.OfflineMatch({"preset": "ristiseiska", "bots": ["expert"] * 3, "seed": 3})
+@pytest.mark.parametrize("level", ["expert", "neural"])
+def test_a_saved_match_resumes_exactly(level: str) -> None:
+    m = offline.OfflineMatch({"preset": "ristiseiska", "bots": [level] * 3, "seed": 3})
     while not m.game.is_over():
         if m.bot_due():
             m.bot_step()
@@ -217,3 +229,34 @@ def test_the_offline_state_has_the_servers_view_of_the_seat() -> None:
             m.bot_step()
         else:
             m.play(view["legal_moves"][0])
+
+
+def test_the_offline_hint_is_the_networks_move_with_the_experts_reason() -> None:
+    """Offline the hint is the neural bot's choice (the server's numpy bot's too) with the
+    expert's reason for that move and a note; where the network does not play the rules, the
+    expert's move, saying so."""
+    from ristiseiska.bots import get_bot
+    from ristiseiska.bots.expert import ExpertBot
+    from ristiseiska.bots.reasons import render
+    from ristiseiska.i18n import t
+
+    server = get_bot("neural", seed=0)
+    for preset_name, note in (("ristiseiska", "analysis.hint.network"),
+                              ("jokerit", "analysis.hint.offline_rule")):
+        m = offline.OfflineMatch({"preset": preset_name, "bots": ["basic"] * 3, "seed": 21})
+        hints = 0
+        while not m.game.is_over() and hints < 12:
+            if m.bot_due():
+                m.bot_step()
+                continue
+            view = m.game.view(0)
+            h = m.hint("en")
+            if len(view.legal_moves) > 1:
+                move = server.choose(view)
+                assert h["move"] == move.text(m.rules.distinct_decks)
+                assert h["reason"] == (render(*ExpertBot(seed=0).reason_for(view, move), "en")
+                                       .rstrip() + " " + t(note, "en"))
+                assert m.hint("fi")["reason"].endswith(t(note, "fi"))
+                hints += 1
+            m.play(m.game.legal_moves()[-1].text(m.rules.distinct_decks))
+        assert hints >= 3

@@ -2,9 +2,11 @@
 
 The page's Web Worker (``web/static/pwa/worker.js``) loads this module from the engine archive
 the server packs from its own source (``web/pwa.py``), so the rules, the bots and the records
-are the server's own. One person plays seat 0; the others are bots of the quick levels
-(``random``, ``basic``, ``expert``), seeded as a server table seeds them (``seed * 31 + seat``),
-so the same seed and moves give the same deals, the same bot moves and the same records.
+are the server's own. One person plays seat 0; the others are bots of the levels that run
+without numpy (``random``, ``basic``, ``expert``, and ``neural`` evaluated in plain Python by
+:mod:`ristiseiska.bots.neural_plain`, which plays the server's ``neural`` moves), seeded as a
+server table seeds them (``seed * 31 + seat``), so the same seed and moves give the same deals,
+the same bot moves and the same records.
 
 Messages are JSON texts in and lists of JSON texts out (:func:`handle`); what the page gets
 has the shape of the server's WebSocket messages (``web/app.py``), so the table page is the
@@ -25,7 +27,7 @@ from .record import dumps_record, record_from_game
 from .rules import PRESETS, RulesError, preset
 from .view import make_view
 
-LEVELS = ("random", "basic", "expert")
+LEVELS = ("random", "basic", "expert", "neural")
 TABLE_ID = "offline"
 MAX_NAME = 24
 
@@ -38,6 +40,10 @@ class OfflineError(ValueError):
 
 
 def _bot(level: str, seed: int) -> Any:
+    if level == "neural":  # the network without numpy, also where numpy is at hand
+        from .bots.neural_plain import PlainNeuralBot
+
+        return PlainNeuralBot(seed)
     from .bots import get_bot
 
     return get_bot(level, seed)
@@ -80,6 +86,7 @@ class OfflineMatch:
         self.games: list[Game] = [self.match.new_deal()]
         self.bots = {s: _bot(level, self.config["seed"] * 31 + s)
                      for s, level in enumerate(self.config["bots"], start=1)}
+        self._hint_bot: Any = None
 
     @classmethod
     def from_saved(cls, saved: dict[str, Any]) -> OfflineMatch:
@@ -156,15 +163,38 @@ class OfflineMatch:
         self.games.append(self.match.new_deal())
 
     def hint(self, lang: str) -> dict[str, Any]:
+        """The hint: the network's move (the ``neural`` bot, the strongest level that runs
+        here; the server's hint searches sampled deals, which needs the compiled kernel) with
+        the expert's reason for it and a note saying so; the expert's own move and reason where
+        the network does not play the rules (the note says that too) or one move is legal."""
         g = self.game
         if g.is_over() or g.to_move != 0:
             raise OfflineError("no-hint", "a hint is given on your own move")
-        from .bots import get_bot
+        from .bots.expert import ExpertBot
+        from .bots.neural_plain import unsupported
         from .bots.reasons import render
 
-        move, (key, params) = get_bot("expert", seed=0).decide(g.view(0))
-        return {"type": "hint", "move": move.text(self.rules.distinct_decks),
-                "reason": render(key, params, lang)}
+        view = g.view(0)
+        expert = ExpertBot(seed=0)
+        note = None
+        if len(g.legal_moves()) == 1:
+            move, (key, params) = expert.decide(view)
+        elif unsupported(self.rules, self.n) is None:
+            move = self.hint_bot().choose(view)
+            key, params = expert.reason_for(view, move)
+            note = "analysis.hint.network"
+        else:
+            move, (key, params) = expert.decide(view)
+            note = "analysis.hint.offline_rule"
+        reason = render(key, params, lang)
+        if note is not None:
+            reason = f"{reason.rstrip()} {i18n.t(note, lang)}"
+        return {"type": "hint", "move": move.text(self.rules.distinct_decks), "reason": reason}
+
+    def hint_bot(self) -> Any:
+        if self._hint_bot is None:
+            self._hint_bot = _bot("neural", 0)
+        return self._hint_bot
 
     # -- what the page shows ----------------------------------------------------------------
     def table_info(self) -> dict[str, Any]:

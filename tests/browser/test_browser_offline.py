@@ -154,13 +154,14 @@ async def play_deal(page: Any, limit_s: float = 240) -> None:
     raise AssertionError("the offline deal did not end in time")
 
 
+@pytest.mark.parametrize("level", ["basic", "neural"])
 async def test_offline_play_a_whole_deal_resume_and_download_its_record(
-        live_server: LiveServer, browser: Any, tmp_path: Path) -> None:
+        live_server: LiveServer, browser: Any, tmp_path: Path, level: str) -> None:
     ctx, page = await visit_once(browser, live_server, accept_downloads=True)
     await ctx.set_offline(True)
     await page.reload()
     await page.evaluate("() => localStorage.setItem('rs.offline.delay', '0')")
-    await page.select_option("[data-action=offline-level]", "basic")
+    await page.select_option("[data-action=offline-level]", level)
     await page.click("button[data-action=play-offline]")
     await page.wait_for_url("**/offline-game")
     await page.wait_for_selector("[data-testid=hand] [data-card]", timeout=120_000)
@@ -180,7 +181,7 @@ async def test_offline_play_a_whole_deal_resume_and_download_its_record(
     result = await page.inner_text("[data-testid=result]")
     assert result
     saved = await page.evaluate("() => JSON.parse(localStorage.getItem('rs.offline.saved'))")
-    assert saved["config"]["bots"] == ["basic"] * 3 and len(saved["moves"]) == 1
+    assert saved["config"]["bots"] == [level] * 3 and len(saved["moves"]) == 1
 
     # reloaded offline: the same deal, over, with its result
     await page.reload()
@@ -206,7 +207,8 @@ async def test_offline_play_a_whole_deal_resume_and_download_its_record(
 def assert_server_agrees(saved: dict[str, Any], record: dict[str, Any]) -> None:
     """The referee's comparison: the server's engine, given the seed and the moves the browser
     played, makes the same record, and the server's bots, seeded as the browser's, choose every
-    bot move the browser's bots chose."""
+    bot move the browser's bots chose (``neural``: the server's numpy network, the browser's
+    plain-Python one)."""
     from ristiseiska.bots import get_bot
     from ristiseiska.match import Match
     from ristiseiska.record import record_from_game

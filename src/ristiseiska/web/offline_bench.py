@@ -5,9 +5,10 @@ browser, measured in Chromium with Playwright (a development tool, like ``web/sh
 
 A server on a free port; one visit (counting every byte the page and its service worker
 fetch until the offline engine is cached); then, with the network off, a deal per bot level
-(``random``, ``basic``, ``expert``: three bots of the level against the first legal card) with
-Chromium's CPU throttling (``Emulation.setCPUThrottlingRate``, on the page and on the engine's
-worker) and the engine's own time per bot move and per hint. docs/web.md quotes its output.
+(``random``, ``basic``, ``expert``, ``neural``: three bots of the level against the first
+legal card) with Chromium's CPU throttling (``Emulation.setCPUThrottlingRate``, on the page and
+on the engine's worker) and the engine's own time per bot move (measured in the worker around
+the engine's call) and per hint. docs/web.md quotes its output.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import tempfile
 import time
 from typing import Any
 
-LEVELS = ("random", "basic", "expert")
+LEVELS = ("random", "basic", "expert", "neural")
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 THROTTLED: list[str] = []  # worker sessions that answered the throttling command
 CACHED = """async () => {

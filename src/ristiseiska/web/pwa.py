@@ -44,15 +44,19 @@ PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_s
 WORKER_CSP = CSP.replace("script-src 'self'", "script-src 'self' 'wasm-unsafe-eval'")
 
 # The engine's modules the browser needs: the pure-Python core, the catalogs, the rules
-# explained, and the quick bots. ``bots/__init__.py`` is replaced by a registry of these bots
-# only (the package's own imports the searching bots, which need numpy and numba).
+# explained, the quick bots and the plain-Python evaluation of the shipped network (the
+# ``neural`` level, with the weights file itself: :data:`WEIGHTS`). ``bots/__init__.py`` is
+# replaced by a registry of these bots only (the package's own imports the searching bots,
+# which need numpy and numba).
 ENGINE_MODULES = [
     "__init__.py", "cards.py", "rules.py", "table.py", "game.py", "match.py", "record.py",
     "view.py", "moves.py", "scoring.py", "fair.py", "explain.py", "offline.py",
     "i18n/__init__.py", "i18n/grammar.py",
     "bots/base.py", "bots/expert.py", "bots/knowledge.py", "bots/reasons.py", "bots/simple.py",
+    "bots/neural_plain.py", "learn/__init__.py",
 ]
-OFFLINE_BOTS = ("random", "basic", "expert")
+WEIGHTS = "learn/weights/neural.npz"  # the server's neural bot's own file, not a copy
+OFFLINE_BOTS = ("random", "basic", "expert", "neural")
 RENDERER = ("markdown_it", "mdurl")
 BOTS_INIT = '''"""The bots the browser plays (issue 47): the pure-Python levels of ristiseiska.bots."""
 from .base import Bot
@@ -60,12 +64,17 @@ from .expert import BasicBot, ExpertBot
 from .reasons import render
 from .simple import RandomBot
 
-BOTS = {"random": RandomBot, "basic": BasicBot, "expert": ExpertBot}
+BOTS = {"random": RandomBot, "basic": BasicBot, "expert": ExpertBot, "neural": None}
 BOT_NAMES = tuple(BOTS)
 
 
 def get_bot(name, seed=None, **options):
-    cls = BOTS.get(name.strip().lower()) if isinstance(name, str) else None
+    key = name.strip().lower() if isinstance(name, str) else None
+    if key == "neural":  # the network's weights are read on first use only
+        from .neural_plain import PlainNeuralBot
+
+        return PlainNeuralBot(seed=seed, **options)
+    cls = BOTS.get(key)
     if cls is None:
         raise ValueError(f"unknown bot {name!r}; known bots: {', '.join(BOTS)}")
     return cls(seed=seed, **options)
@@ -86,6 +95,9 @@ def engine_zip() -> bytes:
         for name in ENGINE_MODULES:
             add(name, PACKAGE.joinpath(name).read_bytes())
         add("bots/__init__.py", BOTS_INIT.encode())
+        # already compressed (an .npz): stored as it is
+        info = zipfile.ZipInfo("ristiseiska/" + WEIGHTS, date_time=(2026, 1, 1, 0, 0, 0))
+        z.writestr(info, PACKAGE.joinpath(WEIGHTS).read_bytes(), zipfile.ZIP_STORED)
         for entry in sorted(PACKAGE.joinpath("i18n").iterdir(), key=lambda e: e.name):
             if entry.name.endswith(".json"):
                 add(f"i18n/{entry.name}", entry.read_bytes())

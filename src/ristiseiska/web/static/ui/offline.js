@@ -12,7 +12,7 @@ export const OFFLINE_ID = "offline";
 const SAVED = "rs.offline.saved"; // the match: its config and every move (offline.py saved())
 const NEW = "rs.offline.new"; // the config of a match to start on the next page load
 const RECORDS = "ristiseiska-offline-records"; // the cache the service worker serves downloads from
-const LEVELS = ["random", "basic", "expert"];
+const LEVELS = ["random", "basic", "expert", "neural"];
 export const DOWNLOAD_MB = "14"; // docs/web.md: the first download for offline play
 
 // --- the engine: one worker per page ---------------------------------------------------------
