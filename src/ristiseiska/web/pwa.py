@@ -47,7 +47,8 @@ ENGINE_MODULES = [
     "__init__.py", "cards.py", "rules.py", "table.py", "game.py", "match.py", "record.py",
     "view.py", "moves.py", "scoring.py", "fair.py", "explain.py", "offline.py",
     "i18n/__init__.py", "i18n/grammar.py",
-    "bots/base.py", "bots/expert.py", "bots/knowledge.py", "bots/reasons.py", "bots/simple.py",
+    "bots/base.py", "bots/cardtypes.py", "bots/expert.py", "bots/history.py", "bots/knowledge.py",
+    "bots/reasons.py", "bots/simple.py",
 ]
 OFFLINE_BOTS = ("random", "basic", "expert")
 RENDERER = ("markdown_it", "mdurl")
