@@ -16,7 +16,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ristiseiska.bots import expert, knowledge
+from ristiseiska.bots import expert, history, knowledge
 from ristiseiska.bots.expert import ExpertBot, Features
 from ristiseiska.bots.knowledge import ReplayCache, infer
 from ristiseiska.cards import CARDS, parse_card
@@ -264,7 +264,7 @@ def test_replay_cache_asked_again_while_replaying() -> None:
             views.append(v)
         g.push(bot.decide(v)[0])
     cache = ReplayCache()
-    place = knowledge._place
+    place = history.place_card
     inner: list[Any] = []
     now: list[Any] = []
 
@@ -274,7 +274,7 @@ def test_replay_cache_asked_again_while_replaying() -> None:
             inner[0] = infer(now[0], cache)
         return place(*a)
 
-    knowledge._place = interleaved  # type: ignore[assignment]
+    history.place_card = interleaved  # type: ignore[assignment]
     try:
         for v in views:
             inner.clear()
@@ -286,5 +286,5 @@ def test_replay_cache_asked_again_while_replaying() -> None:
             if inner:
                 assert _knowledge(inner[0]) == want
     finally:
-        knowledge._place = place
+        history.place_card = place
     assert _knowledge(infer(views[-1], cache)) == _knowledge(infer(views[-1]))

@@ -89,10 +89,10 @@ def test_the_margin_criterion_holds(made: list[dict[str, Any]]) -> None:
         for a in p["alternatives"]:
             assert a["loss"] >= MARGIN and a["loss"] >= Z * a["se"]
         # judged again at the making budget with the making seed: the same verdict
-        from ristiseiska.puzzles import _mix
+        from ristiseiska.puzzles import mix_seed
 
         game = position_of(p)
-        seed = _mix(_mix(_mix(SEED, 0), 1000 + p["index"]), 7)
+        seed = mix_seed(mix_seed(mix_seed(SEED, 0), 1000 + p["index"]), 7)
         j = judge(game.view(p["seat"]), MAKE, seed)
         assert j.clear and j.best == p["answer"]
 
@@ -301,7 +301,7 @@ def test_every_shipped_explanation_is_a_sentence() -> None:
 
 def test_two_looks_count_their_disagreement() -> None:
     from ristiseiska.analysis import Budget, evaluate_view
-    from ristiseiska.puzzles import _mix, evaluate_twice
+    from ristiseiska.puzzles import evaluate_twice, mix_seed
 
     p = shipped()[0]
     view = position_of(p).view(p["seat"])
@@ -309,7 +309,7 @@ def test_two_looks_count_their_disagreement() -> None:
     values = evaluate_twice(view, budget, 3)
     assert values == evaluate_twice(view, budget, 3)  # deterministic for a seed
     half = Budget(worlds=100, rollouts=2, batches=2)
-    looks = [{m.move: m for m in evaluate_view(view, half, _mix(3, k))} for k in (1, 2)]
+    looks = [{m.move: m for m in evaluate_view(view, half, mix_seed(3, k))} for k in (1, 2)]
     best = values[0].move
     for v in values:
         assert v.points == pytest.approx((looks[0][v.move].points + looks[1][v.move].points) / 2)

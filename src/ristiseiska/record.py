@@ -120,7 +120,7 @@ def parse_record_line(text: str) -> dict[str, Any] | str:
     except _LongNumber as e:
         return str(e)
     if not isinstance(value, dict):
-        return f"a record must be a JSON object, not {_json_type(value)}"
+        return f"a record must be a JSON object, not {json_type(value)}"
     return value
 
 
@@ -166,7 +166,8 @@ def read_records(source: str | os.PathLike[str] | Iterable[str | bytes]
 
 # -- replaying and checking ---------------------------------------------------------------------
 
-def _json_type(v: Any) -> str:
+def json_type(v: Any) -> str:
+    """What a JSON value is, in words for an error message (``the number 3``, ``a list``)."""
     if v is None:
         return "null"
     if isinstance(v, bool):
@@ -200,7 +201,7 @@ def _same(a: Any, b: Any) -> bool:
 
 def _card_of(value: Any, where: str) -> Card:
     if not isinstance(value, str):
-        raise RecordError(f"{where} must be a card written as text like 'H6', not {_json_type(value)}")
+        raise RecordError(f"{where} must be a card written as text like 'H6', not {json_type(value)}")
     known = _CANONICAL.get(value)
     if known is not None:
         return known
@@ -216,7 +217,7 @@ _CANONICAL: dict[str, Card] = {c.notation(True): c for c in CARDS}  # 'C7' first
 
 def _card_list(value: Any, where: str) -> list[Card]:
     if not isinstance(value, list):
-        raise RecordError(f"{where} must be a list of cards, not {_json_type(value)}")
+        raise RecordError(f"{where} must be a list of cards, not {json_type(value)}")
     return [_card_of(v, f"{where}[{i}]") for i, v in enumerate(value)]
 
 
@@ -228,14 +229,14 @@ def rules_of_record(rec: Mapping[str, Any]) -> Rules:
     :class:`RecordError`."""
     name = rec.get("preset")
     if name is not None and not isinstance(name, str):
-        raise RecordError(f"preset must be a preset name or null, not {_json_type(name)}")
+        raise RecordError(f"preset must be a preset name or null, not {json_type(name)}")
     try:
         base = preset(name) if name else Rules()
     except RulesError as e:
         raise RecordError(f"preset: {e}") from None
     options = rec.get("rules", {})
     if not isinstance(options, dict):
-        raise RecordError(f"rules must be an object of option: value, not {_json_type(options)}")
+        raise RecordError(f"rules must be an object of option: value, not {json_type(options)}")
     try:
         rules = Rules.from_dict(options, base=base)
         # A record written before an option existed replays as it was played (docs/records.md).
@@ -252,13 +253,13 @@ def setup_game(rec: Mapping[str, Any], verify_seed: bool = False) -> Game:
     the record has a seed).
     Raises :class:`RecordError` with the first problem."""
     if not isinstance(rec, Mapping):
-        raise RecordError(f"a record must be a JSON object, not {_json_type(rec)}")
+        raise RecordError(f"a record must be a JSON object, not {json_type(rec)}")
     fmt = rec.get("format")
     if fmt != FORMAT:
-        raise RecordError(f"format must be {FORMAT!r}, not {_json_type(fmt) if fmt is not None else 'missing'}")
+        raise RecordError(f"format must be {FORMAT!r}, not {json_type(fmt) if fmt is not None else 'missing'}")
     version = rec.get("version")
     if not _is_int(version):
-        raise RecordError(f"version must be a whole number, not {_json_type(version)}")
+        raise RecordError(f"version must be a whole number, not {json_type(version)}")
     if version > VERSION:
         raise RecordError(f"version {version} is newer than this program reads (up to {VERSION})")
     if version < 1:
@@ -278,18 +279,18 @@ def setup_game(rec: Mapping[str, Any], verify_seed: bool = False) -> Game:
         raise RecordError(f"players: {e}") from None
     dealer = rec["dealer"]
     if not _is_int(dealer):
-        raise RecordError(f"dealer must be a seat number, not {_json_type(dealer)}")
+        raise RecordError(f"dealer must be a seat number, not {json_type(dealer)}")
     if not 0 <= dealer < n:
         raise RecordError(f"dealer {dealer} is not a seat (0–{n - 1})")
     seed = rec.get("seed")
     if seed is not None and not _is_int(seed):
-        raise RecordError(f"seed must be a whole number or null, not {_json_type(seed)}")
+        raise RecordError(f"seed must be a whole number or null, not {json_type(seed)}")
     if seed is not None and not -fair.MAX_SEED < seed < fair.MAX_SEED:
         raise RecordError("seed must be a whole number between -2^64 and 2^64")
 
     hands_raw = rec["hands"]
     if not isinstance(hands_raw, list):
-        raise RecordError(f"hands must be a list of {n} card lists, not {_json_type(hands_raw)}")
+        raise RecordError(f"hands must be a list of {n} card lists, not {json_type(hands_raw)}")
     if len(hands_raw) != n:
         raise RecordError(f"hands has {len(hands_raw)} hands for {n} players")
     hands = [_card_list(h, f"hands[{i}]") for i, h in enumerate(hands_raw)]
@@ -345,8 +346,9 @@ def _describe(ev: Mapping[str, Any]) -> str:
     return " ".join(parts)
 
 
-def _move_of(ev: Mapping[str, Any], where: str) -> Move:
-    """The move an event stands for, built from its fields."""
+def move_of(ev: Mapping[str, Any], where: str) -> Move:
+    """The move an event stands for, built from its fields (``where`` names the event in a
+    :class:`RecordError` about them)."""
     kind = ev["type"]
     outputs = _OUTPUT_FIELDS.get(kind, ())
     card = None
@@ -355,25 +357,25 @@ def _move_of(ev: Mapping[str, Any], where: str) -> Move:
     as_ = _card_of(ev["as"], f"{where} 'as'") if "as" in ev else None
     row = ev.get("row")
     if row is not None and not _is_int(row):
-        raise RecordError(f"{where} 'row' must be a row number, not {_json_type(row)}")
+        raise RecordError(f"{where} 'row' must be a row number, not {json_type(row)}")
     end = ev.get("end")
     if end is not None and not isinstance(end, str):
-        raise RecordError(f"{where} 'end' must be 'low' or 'high', not {_json_type(end)}")
+        raise RecordError(f"{where} 'end' must be 'low' or 'high', not {json_type(end)}")
     return Move(kind, card, row, end, as_)
 
 
 def _check_event(game: Game, i: int, ev: Any) -> None:
     where = f"event {i}"
     if not isinstance(ev, dict):
-        raise RecordError(f"{where} must be an object, not {_json_type(ev)}")
+        raise RecordError(f"{where} must be an object, not {json_type(ev)}")
     kind = ev.get("type")
     if not isinstance(kind, str):
-        raise RecordError(f"{where} 'type' must be an event type as text, not {_json_type(kind)}")
+        raise RecordError(f"{where} 'type' must be an event type as text, not {json_type(kind)}")
     if kind not in KINDS:
         raise RecordError(f"{where} has an unknown type {kind!r} (known: {', '.join(KINDS)})")
     seat = ev.get("seat")
     if not _is_int(seat):
-        raise RecordError(f"{where} 'seat' must be a seat number, not {_json_type(seat)}")
+        raise RecordError(f"{where} 'seat' must be a seat number, not {json_type(seat)}")
     if not 0 <= seat < game.n:
         raise RecordError(f"{where} has seat {seat}, which is not a seat (0–{game.n - 1})")
     where = f"event {i} ({_describe(ev)} by seat {seat})"
@@ -388,7 +390,7 @@ def _check_event(game: Game, i: int, ev: Any) -> None:
     if seat != game.to_move:
         doing = "to give a card" if game.phase == "give" else "to move"
         raise RecordError(f"{where}: it is seat {game.to_move}'s turn {doing}, not seat {seat}'s")
-    move = _move_of(ev, where)
+    move = move_of(ev, where)
     if move.kind == DRAW and "card" in ev:
         _card_of(ev["card"], f"{where} 'card'")  # a type problem reads better than a mismatch
     try:
@@ -440,7 +442,7 @@ def _replay(rec: Mapping[str, Any], verify_seed: bool) -> Game:
     game = setup_game(rec, verify_seed)
     events = rec["events"]
     if not isinstance(events, list):
-        raise RecordError(f"events must be a list, not {_json_type(events)}")
+        raise RecordError(f"events must be a list, not {json_type(events)}")
     _check_fair(rec, game)
     for i, ev in enumerate(events):
         _check_event(game, i, ev)
@@ -453,7 +455,7 @@ def _replay(rec: Mapping[str, Any], verify_seed: bool) -> Game:
             raise RecordError(f"result is null (unfinished deal) but the deal is over after {last}")
         return game
     if not isinstance(result, dict):
-        raise RecordError(f"result must be an object (or null for an unfinished deal), not {_json_type(result)}")
+        raise RecordError(f"result must be an object (or null for an unfinished deal), not {json_type(result)}")
     if not game.is_over():
         doing = "to give a card" if game.phase == "give" else "to move"
         raise RecordError(
@@ -528,5 +530,6 @@ def check_record(rec: Any, verify_seed: bool = False) -> str | None:
 
 __all__ = [
     "FORMAT", "VERSION", "RecordError", "record_from_game", "dumps_record", "parse_record_line",
-    "read_records", "rules_of_record", "setup_game", "replay_record", "check_record",
+    "read_records", "rules_of_record", "setup_game", "replay_record", "check_record", "move_of",
+    "json_type",
 ]

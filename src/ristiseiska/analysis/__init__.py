@@ -419,9 +419,9 @@ def _setup(rec: Mapping[str, Any]) -> Game:
 
 
 def _push(game: Game, ev: Mapping[str, Any], i: int) -> None:
-    from ..record import _move_of
+    from ..record import move_of
 
-    game.push(_move_of(ev, f"event {i}"))
+    game.push(move_of(ev, f"event {i}"))
 
 
 def check_seat(rec: Mapping[str, Any], seat: Any) -> int:
@@ -480,9 +480,9 @@ def analyze_record(rec: Mapping[str, Any], seat: int, budget: Budget = Budget(),
 
 def _played(game: Game, ev: Mapping[str, Any], i: int) -> str:
     """The text of the legal move an event stands for (as the legal moves write it)."""
-    from ..record import _move_of
+    from ..record import move_of
 
-    move = _move_of(ev, f"event {i}")
+    move = move_of(ev, f"event {i}")
     legal = game.legal_moves()
     return str(move if move in legal else game._resolve(move, legal))
 

@@ -19,7 +19,9 @@ from ..moves import GIVE, PLAY, STOP, SWAP, TOKEN, Move
 from ..scoring import card_value
 from ..table import NO, Table
 from .base import Bot, Reason, legal_of
-from .knowledge import Knowledge, ReplayCache, _type_values, card_type, infer
+from .cardtypes import _type_values, card_type
+from .history import ReplayCache
+from .knowledge import Knowledge, infer
 
 FORCED = {"token": "forced_token", "pass": "forced_pass", "ask": "forced_ask",
           "draw": "forced_draw", "chip": "forced_chip"}

@@ -53,8 +53,8 @@ from ..search import (
     rollout,
 )
 from .base import Bot, Reason, legal_of
+from .cardtypes import _type_values
 from .expert import ExpertBot, Features
-from .knowledge import _type_values
 
 DEFAULT_ITERATIONS = 150
 # With the kernel: sampled deals, playouts of each, and how many of the bot's own next choices

@@ -62,7 +62,6 @@ class NeuralBot(Bot):
     def action_values(self, view: Any) -> tuple[list[Move], np.ndarray]:
         """The legal moves and the network's value of each (for the seat of ``view``)."""
         from ..learn import features as F
-        from ..learn.dmc import action_phi
         from ..rl.encoding import Encoding
 
         legal = list(legal_of(view))
@@ -70,7 +69,7 @@ class NeuralBot(Bot):
         obs = enc.observe(view)[None, :]
         void = F.view_void(view)[None]
         X = F.build(obs, view.players, void, view.rules)
-        q = self.net.q(X, action_phi(obs, view.players, view.rules))[0]
+        q = self.net.q(X, F.action_phi(obs, view.players, view.rules))[0]
         ids = [enc.move_to_action(m) for m in legal]
         return legal, q[ids].astype(np.float64)
 

@@ -272,7 +272,8 @@ def _bits(m: int) -> list[int]:
 def view_void(view: Any) -> list[int]:
     """Per opponent (next seat first): the bitmask of the cards it is known not to hold, as
     :func:`ristiseiska.learn.features.view_void` reads them."""
-    from .knowledge import infer, notation_map
+    from .cardtypes import notation_map
+    from .knowledge import infer
 
     n = view.players
     out = [0] * (n - 1)

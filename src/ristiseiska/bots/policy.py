@@ -6,7 +6,8 @@
 The file (``.npz``, written by ``python -m ristiseiska.rl.train``) holds ``W`` (a
 ``(D + 1) × A`` float matrix: one row per observation value, the last row the bias),
 ``scale`` (``D`` divisors applied to the observation first), optionally ``theta`` (weights of
-the per-action features of :func:`action_features`) and ``meta`` (JSON: the rules it was
+the per-action features of
+:func:`ristiseiska.learn.features.action_features`) and ``meta`` (JSON: the rules it was
 trained on, players, sizes). The logit of action ``a`` is ``[x, 1] @ W[:, a] + theta @
 phi(x, a)``. Observation and action ids are those of :mod:`ristiseiska.rl.encoding`, built
 from the bot's own view only. By default the bot plays
@@ -23,55 +24,11 @@ from typing import Any
 
 import numpy as np
 
+from ..learn.features import ACTION_FEATURES, NUM_ACTIONS, action_features, feature_tables
 from ..moves import Move
 from .base import Bot, Reason, legal_of
 
 FORMAT = "ristiseiska-linear-policy"
-# Per-action features computed from the observation alone (one-deck rule sets, 110 actions):
-# for playing card c, the seat's own cards and the unseen cards that can only follow c, c's
-# points, and c's points again when an opponent holds at most two cards; the stop and token
-# moves; for giving card c, its points and the cards that can only follow it.
-FEATURES = ("own_behind", "unseen_behind", "value", "value_near", "stop", "token",
-            "give_value", "give_own_behind", "give_unseen_behind")
-_GIVE, _STOP, _TOKEN, _NACT = 58, 52, 53, 110
-
-
-@lru_cache(maxsize=32)
-def feature_tables(rules: Any) -> tuple[np.ndarray, np.ndarray]:
-    """``(B, values)``: ``B[c, j] = 1`` when card ``j`` can only be laid after ``c`` (the
-    kernel's ``behind`` masks) and each card's points, for the rules (kernel rule sets)."""
-    from ..kernel import behind_array, rule_arrays
-
-    # the masks the shipped network was trained with (without the far side's wait: see
-    # behind_array); retraining on the full masks would change every learned weight
-    behind = behind_array(rules, far_side=False)
-    B = np.array([[(int(behind[c]) >> j) & 1 for j in range(52)] for c in range(52)], float)
-    return B, rule_arrays(rules)[3].astype(float)
-
-
-def action_features(obs: np.ndarray, players: int, B: np.ndarray,
-                    values: np.ndarray) -> np.ndarray:
-    """``(N, 110, len(FEATURES))`` features of every action for ``N`` observations (rows of
-    the one-deck layout of :mod:`ristiseiska.rl.encoding`)."""
-    N = obs.shape[0]
-    hand = obs[:, :52]
-    unseen = 1.0 - hand - obs[:, 52:104]
-    own = hand @ B.T / 13.0
-    hidden = unseen @ B.T / 13.0
-    sizes = obs[:, 156 + 1:156 + players]  # the other seats' hand sizes
-    near = (sizes.min(axis=1) <= 2).astype(float)[:, None] if players > 1 else np.zeros((N, 1))
-    v = values[None, :] / 14.0
-    phi = np.zeros((N, _NACT, len(FEATURES)))
-    phi[:, :52, 0] = own
-    phi[:, :52, 1] = hidden
-    phi[:, :52, 2] = v
-    phi[:, :52, 3] = v * near
-    phi[:, _STOP, 4] = 1.0
-    phi[:, _TOKEN, 5] = 1.0
-    phi[:, _GIVE:_GIVE + 52, 6] = v
-    phi[:, _GIVE:_GIVE + 52, 7] = own
-    phi[:, _GIVE:_GIVE + 52, 8] = hidden
-    return phi
 
 
 class PolicyFileError(ValueError):
@@ -96,7 +53,7 @@ def load_policy(path: str) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, d
         raise PolicyFileError(f"{path!r} is not a {FORMAT} file")
     if W.ndim != 2 or scale.shape != (W.shape[0] - 1,) or not np.isfinite(W).all():
         raise PolicyFileError(f"{path!r}: the weights have the wrong shape or are not finite")
-    if theta is not None and (theta.shape != (len(FEATURES),) or W.shape[1] != _NACT
+    if theta is not None and (theta.shape != (len(ACTION_FEATURES),) or W.shape[1] != NUM_ACTIONS
                               or not np.isfinite(theta).all()):
         raise PolicyFileError(f"{path!r}: the feature weights do not fit this bot")
     return W, scale, theta, meta

@@ -150,13 +150,13 @@ def _game_job(job: tuple[str, int, int, int, int, str]) -> list[dict[str, Any]]:
 
 def _games(games: int, seed: int, per_deal: int, names: tuple[str, ...], jobs: int) -> Any:
     """Each game's puzzles, in game order (the same for any number of worker processes)."""
-    from ristiseiska.puzzles import _mix, players_for
+    from ristiseiska.puzzles import mix_seed, players_for
 
     todo = []
     for i in range(games):
         name = names[i % len(names)]
         n = players_for(name, i)
-        todo.append((name, n, _mix(seed, i), i % n, per_deal, f"{name}-{seed}-{i}"))
+        todo.append((name, n, mix_seed(seed, i), i % n, per_deal, f"{name}-{seed}-{i}"))
     if jobs == 1:
         for job in todo:
             yield _game_job(job)

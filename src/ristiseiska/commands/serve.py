@@ -143,10 +143,13 @@ def run(args: argparse.Namespace) -> int:
     for notice in notices:  # e.g. a new, empty database: said loudly, naming the file
         print(f"ristiseiska: NOTE: {notice}", file=sys.stderr, flush=True)
     if args.processes > 1 and not worker:
-        from ..web.processes import run_processes
+        from ..web.processes import ProcessesError, run_processes
 
-        return run_processes(args.processes, args.host, args.port, _worker_argv(args, url),
-                             args.nginx, _shown, _safe(url))
+        try:
+            return run_processes(args.processes, args.host, args.port, _worker_argv(args, url),
+                                 args.nginx, _shown, _safe(url))
+        except ProcessesError as e:
+            raise CliError(str(e)) from None
     if args.listen_fd is not None:  # a process of `serve --processes`: the socket is given
         sock = socket.socket(fileno=args.listen_fd)
         _exit_with_parent()

@@ -52,21 +52,6 @@ def points_scale(rules: Rules, players: int, seed: int = 12345) -> float:
     return max(1.0, 3.0 * float(np.mean(pts)))
 
 
-def phi_tables(rules: Rules) -> tuple[np.ndarray, np.ndarray]:
-    from ..bots.policy import feature_tables
-
-    B, values = feature_tables(rules)
-    return B, values
-
-
-def action_phi(obs: np.ndarray, players: int, rules: Rules) -> np.ndarray:
-    from ..bots.policy import action_features
-
-    B, values = phi_tables(rules)
-    phi: np.ndarray = action_features(obs, players, B, values).astype(np.float32)
-    return phi
-
-
 class _Env:
     def __init__(self, name: str, players: int, rows: int, seed: int) -> None:
         from ..kernel.vecenv import VecEnv
@@ -132,7 +117,7 @@ class Collector:
         if choice.size:
             o = obs[choice]
             X = F.build(o, e.n, e.void.relative(seats[choice], choice), e.rules)
-            phi = action_phi(o, e.n, e.rules)
+            phi = F.action_phi(o, e.n, e.rules)
             pick, kept = self._choose(X, phi, mask[choice] > 0)
             a[choice] = pick
             kept.update(X=X, a=pick, row=choice, seat=seats[choice], epi=e.epi[choice].copy())

@@ -88,10 +88,10 @@ def rules_vector(rules: Rules, players: int) -> np.ndarray:
 @lru_cache(maxsize=64)
 def mandatory_cards(rules: Rules) -> np.ndarray:
     """Per card (52 floats 0/1): whether a player taking the token while it fits must have
-    had no such card (the rules' hoarding allowance; see ``knowledge._mandatory_mask``)."""
-    from ..bots.knowledge import _mandatory_mask
+    had no such card (the rules' hoarding allowance; see ``bots.history.mandatory_mask``)."""
+    from ..bots.history import mandatory_mask
 
-    m = _mandatory_mask(rules, (1 << 52) - 1)
+    m = mandatory_mask(rules, (1 << 52) - 1)
     return np.array([(m >> c) & 1 for c in range(52)], np.float32)
 
 
@@ -232,7 +232,7 @@ def view_void(view: Any) -> np.ndarray:
         s = e["seat"]
         if (e["type"] == "play" and s != view.seat and view.to_move != s
                 and view.hand_sizes[s] > 0 and e.get("as") is None and not rules.jokers):
-            from ..bots.knowledge import notation_map
+            from ..bots.cardtypes import notation_map
             from ..rl.encoding import Encoding
 
             card = notation_map(rules).get(e.get("card"))
@@ -241,3 +241,58 @@ def view_void(view: Any) -> np.ndarray:
                 k = (s - view.seat) % n
                 out[k - 1] = np.maximum(out[k - 1], fits)
     return out
+
+
+# -- per-action features φ: the linear policy's (bots.policy, rl.train) and the network's ------
+
+# Computed from the observation alone (one-deck rule sets, 110 actions): for playing card c,
+# the seat's own cards and the unseen cards that can only follow c, c's points, and c's points
+# again when an opponent holds at most two cards; the stop and token moves; for giving card c,
+# its points and the cards that can only follow it.
+ACTION_FEATURES = ("own_behind", "unseen_behind", "value", "value_near", "stop", "token",
+                   "give_value", "give_own_behind", "give_unseen_behind")
+
+
+@lru_cache(maxsize=32)
+def feature_tables(rules: Any) -> tuple[np.ndarray, np.ndarray]:
+    """``(B, values)``: ``B[c, j] = 1`` when card ``j`` can only be laid after ``c`` (the
+    kernel's ``behind`` masks) and each card's points, for the rules (kernel rule sets)."""
+    from ..kernel import behind_array, rule_arrays
+
+    # the masks the shipped network was trained with (without the far side's wait: see
+    # behind_array); retraining on the full masks would change every learned weight
+    behind = behind_array(rules, far_side=False)
+    B = np.array([[(int(behind[c]) >> j) & 1 for j in range(52)] for c in range(52)], float)
+    return B, rule_arrays(rules)[3].astype(float)
+
+
+def action_features(obs: np.ndarray, players: int, B: np.ndarray,
+                    values: np.ndarray) -> np.ndarray:
+    """``(N, 110, len(ACTION_FEATURES))`` features of every action for ``N`` observations
+    (rows of the one-deck layout of :mod:`ristiseiska.rl.encoding`)."""
+    N = obs.shape[0]
+    hand = obs[:, :52]
+    unseen = 1.0 - hand - obs[:, 52:104]
+    own = hand @ B.T / 13.0
+    hidden = unseen @ B.T / 13.0
+    sizes = obs[:, 156 + 1:156 + players]  # the other seats' hand sizes
+    near = (sizes.min(axis=1) <= 2).astype(float)[:, None] if players > 1 else np.zeros((N, 1))
+    v = values[None, :] / 14.0
+    phi = np.zeros((N, NUM_ACTIONS, len(ACTION_FEATURES)))
+    phi[:, :52, 0] = own
+    phi[:, :52, 1] = hidden
+    phi[:, :52, 2] = v
+    phi[:, :52, 3] = v * near
+    phi[:, A_STOP, 4] = 1.0
+    phi[:, A_TOKEN, 5] = 1.0
+    phi[:, A_GIVE:A_GIVE + 52, 6] = v
+    phi[:, A_GIVE:A_GIVE + 52, 7] = own
+    phi[:, A_GIVE:A_GIVE + 52, 8] = hidden
+    return phi
+
+
+def action_phi(obs: np.ndarray, players: int, rules: Rules) -> np.ndarray:
+    """The network's φ: :func:`action_features` of ``obs`` under ``rules``, as float32."""
+    B, values = feature_tables(rules)
+    phi: np.ndarray = action_features(obs, players, B, values).astype(np.float32)
+    return phi

@@ -3,7 +3,7 @@
 
 ``Q(s, ·) = W3 · relu(W2 · relu(W1 · x + b1) + b2) + b3 + φ(s, ·) · θ`` — one output per action
 id of the one-deck action table (110), plus a linear term over hand-made per-action card
-features φ (:func:`ristiseiska.bots.policy.action_features`: what lies behind a card, its
+features φ (:func:`.features.action_features`: what lies behind a card, its
 points). ``Q(s, a)`` estimates the deal's outcome for the seat to move after action ``a``
 (``win - points / 60``, see :data:`.dmc.POINTS_SCALE`); the policy plays the legal action of
 highest ``Q`` and the value of a position is that maximum.
@@ -17,10 +17,10 @@ from typing import Any
 
 import numpy as np
 
-from .features import FEATURE_SIZE, NUM_ACTIONS
+from .features import ACTION_FEATURES, FEATURE_SIZE, NUM_ACTIONS
 
 FORMAT = "ristiseiska-neural-q"
-N_PHI = 9  # len(ristiseiska.bots.policy.FEATURES)
+N_PHI = len(ACTION_FEATURES)
 NAMES = ("W1", "b1", "W2", "b2", "W3", "b3", "theta")
 
 

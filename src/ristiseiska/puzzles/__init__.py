@@ -30,6 +30,7 @@ from typing import Any
 from ..analysis import Budget, MoveValue, evaluate_view
 from ..game import Game
 from ..moves import Move
+from ..record import json_type
 
 # -- the criterion (docs/analysis.md, "Puzzles") -----------------------------------------------
 MARGIN = 4.0  # the answer beats every alternative by at least this many expected points
@@ -99,7 +100,7 @@ def evaluate_twice(view: Any, budget: Budget, seed: int,
     with another sample) is not taken for a clear one."""
     half = replace(budget, worlds=max(1, budget.worlds // 2),
                    batches=max(2, budget.batches // 2))
-    looks = [evaluate_view(view, half, _mix(seed, k), legal) for k in (1, 2)]
+    looks = [evaluate_view(view, half, mix_seed(seed, k), legal) for k in (1, 2)]
     by = [{m.move: m for m in look} for look in looks]
     moves = [m.move for m in looks[0]]
     mean = {mv: (by[0][mv].points + by[1][mv].points) / 2 for mv in moves}
@@ -185,7 +186,9 @@ def grade_of(rating: int) -> str:
 Progress = Callable[[int, int, int], None]  # (games done, games, puzzles so far)
 
 
-def _mix(seed: int, *parts: int) -> int:
+def mix_seed(seed: int, *parts: int) -> int:
+    """A seed derived from ``seed`` and ``parts`` in turn (:func:`ristiseiska.sim.derive_seed`):
+    the seeds of the made puzzles' games, bots and judgments."""
     from ..sim import derive_seed
 
     s = seed
@@ -200,7 +203,7 @@ def self_play(name: str, players: int, deal_seed: int, dealer: int) -> Game:
     from ..rules import preset
 
     g = Game(preset(name), players, seed=deal_seed, dealer=dealer)
-    bots = [get_bot("master", seed=_mix(deal_seed, 1 + s)) for s in range(players)]
+    bots = [get_bot("master", seed=mix_seed(deal_seed, 1 + s)) for s in range(players)]
     while not g.is_over():
         legal = g.legal_moves()
         if len(legal) == 1:
@@ -215,7 +218,7 @@ def puzzles_of_game(name: str, game: Game, game_seed: int, per_deal: int,
                     tag: str) -> list[dict[str, Any]]:
     """The puzzles found in one finished deal (at most ``per_deal``: the hardest, then others
     picked at random with the game's seed)."""
-    from ..record import _move_of, record_from_game, setup_game
+    from ..record import move_of, record_from_game, setup_game
 
     full = record_from_game(game, preset=name)
     replay = setup_game(full)
@@ -224,10 +227,10 @@ def puzzles_of_game(name: str, game: Game, game_seed: int, per_deal: int,
         seat = replay.to_move
         legal = replay.legal_moves()
         if len(legal) >= 2 and ev.get("seat") == seat:
-            p = _try_position(name, replay, full, i, seat, list(legal), _mix(game_seed, 1000 + i), tag)
+            p = _try_position(name, replay, full, i, seat, list(legal), mix_seed(game_seed, 1000 + i), tag)
             if p is not None:
                 found.append(p)
-        replay.push(_move_of(ev, f"event {i}"))
+        replay.push(move_of(ev, f"event {i}"))
     if len(found) <= per_deal:
         return found
     rng = random.Random(game_seed)
@@ -251,7 +254,7 @@ def _try_position(name: str, game: Game, full: Mapping[str, Any], index: int, se
     quick = evaluate_view(view, SCREEN, seed, legal)
     if quick[1].points - quick[0].points < SCREEN_GAP:
         return None
-    full_j = judge(view, MAKE, _mix(seed, 7), legal=legal)
+    full_j = judge(view, MAKE, mix_seed(seed, 7), legal=legal)
     if not full_j.clear or full_j.best != quick[0].move:
         return None
     return build_puzzle(name, full, index, seat, view, legal, full_j, seed, tag)
@@ -295,7 +298,7 @@ def make_puzzles(games: int, seed: int, per_deal: int = 2, presets: Iterable[str
     for i in range(games):
         name = names[i % len(names)]
         n = players_for(name, i)
-        gseed = _mix(seed, i)
+        gseed = mix_seed(seed, i)
         game = self_play(name, n, gseed, i % n)
         for p in puzzles_of_game(name, game, gseed, per_deal, f"{name}-{seed}-{i}"):
             total += 1
@@ -325,12 +328,6 @@ def check_make_args(games: Any, seed: Any, per_deal: Any, names: tuple[str, ...]
 
 # -- reading and validating ---------------------------------------------------------------------
 
-def _type(v: Any) -> str:
-    from ..record import _json_type
-
-    return _json_type(v)
-
-
 def position_of(p: Mapping[str, Any]) -> Game:
     """The game at the puzzle's position (its record replayed). Raises PuzzleError."""
     from ..record import RecordError, replay_record
@@ -348,15 +345,15 @@ def parse_puzzle(obj: Any) -> dict[str, Any]:
     alternative are that seat's legal moves, losses are numbers ≥ 0); returned as a dict.
     Raises :class:`PuzzleError` naming the first problem."""
     if not isinstance(obj, dict):
-        raise PuzzleError(f"a puzzle must be a JSON object, not {_type(obj)}")
+        raise PuzzleError(f"a puzzle must be a JSON object, not {json_type(obj)}")
     missing = [k for k in REQUIRED if k not in obj]
     if missing:
         raise PuzzleError(f"the puzzle has no {', '.join(repr(k) for k in missing)}")
     if not isinstance(obj["preset"], str):
-        raise PuzzleError(f"preset must be text, not {_type(obj['preset'])}")
+        raise PuzzleError(f"preset must be text, not {json_type(obj['preset'])}")
     rec = obj["record"]
     if not isinstance(rec, dict):
-        raise PuzzleError(f"record must be an object, not {_type(rec)}")
+        raise PuzzleError(f"record must be an object, not {json_type(rec)}")
     if rec.get("rules") != obj["rules"]:
         raise PuzzleError("rules differ from the record's rules")
     game = position_of(obj)
@@ -374,7 +371,7 @@ def parse_puzzle(obj: Any) -> dict[str, Any]:
         raise PuzzleError(f"answer {answer!r} is not a legal move here ({', '.join(legal)})")
     alts = obj["alternatives"]
     if not isinstance(alts, list):
-        raise PuzzleError(f"alternatives must be a list, not {_type(alts)}")
+        raise PuzzleError(f"alternatives must be a list, not {json_type(alts)}")
     seen = {answer}
     for k, a in enumerate(alts):
         if not isinstance(a, dict) or not isinstance(a.get("move"), str):
@@ -480,7 +477,7 @@ def check_puzzle(p: Mapping[str, Any], budget: Budget = CHECK, seed: int = 1,
     game = position_of(p)
     seat = int(p["seat"])
     view = game.view(seat)
-    values = evaluate_twice(view, budget, _mix(seed, int(p.get("index", 0)), seat))
+    values = evaluate_twice(view, budget, mix_seed(seed, int(p.get("index", 0)), seat))
     by = {v.move: v for v in values}
     ans = by.get(str(p["answer"]))
     if ans is None:
@@ -506,5 +503,5 @@ __all__ = [
     "MARGIN", "Z", "CHECK_MARGIN", "CHECK_Z", "SCREEN", "MAKE", "CHECK", "GRADES", "PuzzleError",
     "Judgment", "judge", "evaluate_twice", "difficulty_of", "rating_of", "grade_of", "make_puzzles", "self_play",
     "puzzles_of_game", "parse_puzzle", "read_puzzles", "parse_lines", "dumps_puzzle", "shipped",
-    "check_puzzle", "CheckResult", "kernel_presets", "players_for", "position_of",
+    "check_puzzle", "CheckResult", "kernel_presets", "players_for", "position_of", "mix_seed",
 ]

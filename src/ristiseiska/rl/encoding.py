@@ -302,8 +302,9 @@ class Encoding:
         unseen by the observer (a draw, a card given by someone else) could be anything, so
         its marks are cleared; a card the observer gave it clears that type's mark. The
         observer's own entry is left empty."""
-        from ..bots.knowledge import FAILURES, _event_card, _place, notation_map
-        from ..bots.knowledge import card_type as type_of
+        from ..bots.cardtypes import card_type as type_of
+        from ..bots.cardtypes import notation_map
+        from ..bots.history import FAILURES, event_card, place_card
         from ..table import Table
 
         rules = self.rules
@@ -319,13 +320,13 @@ class Encoding:
         for e in view.history:
             typ, s = e["type"], e["seat"]
             if typ == "play":
-                card = _event_card(names, e)
-                as_ = _event_card(names, e, "as")
+                card = event_card(names, e)
+                as_ = event_card(names, e, "as")
                 assert card is not None
                 plays.append((s, type_of(rules, int(as_ if as_ is not None else card))))
-                _place(table, rules, card, e.get("row"), e.get("end"), as_)
+                place_card(table, rules, card, e.get("row"), e.get("end"), as_)
             elif typ == "swap":
-                card = _event_card(names, e)
+                card = event_card(names, e)
                 assert card is not None
                 table.swap(type_of(rules, int(card)), int(card))
             elif typ in FAILURES:
@@ -336,7 +337,7 @@ class Encoding:
             elif typ == "give":
                 to = e.get("to")
                 if to is not None and to != me:
-                    card = _event_card(names, e)
+                    card = event_card(names, e)
                     if s == me and card is not None:
                         absent[to] &= ~(1 << type_of(rules, int(card)))
                     else:

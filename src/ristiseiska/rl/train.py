@@ -21,8 +21,9 @@ from typing import Any
 
 import numpy as np
 
-from ..bots.policy import FEATURES, FORMAT, action_features, feature_tables
+from ..bots.policy import FORMAT
 from ..kernel.vecenv import VecEnv
+from ..learn.features import ACTION_FEATURES, action_features, feature_tables
 from ..rules import Rules
 from .common import resolve_rules
 from .encoding import Encoding
@@ -97,7 +98,7 @@ def train(rules: Rules, players: int = 4, seconds: float = 180.0, envs: int = 25
     D, A = enc.obs_size, enc.num_actions
     W = np.zeros((D + 1, A))
     v = np.zeros(D + 1)
-    nf = len(FEATURES)
+    nf = len(ACTION_FEATURES)
     theta = np.zeros(nf)
     B, values = feature_tables(rules)
     K = horizon
@@ -175,7 +176,7 @@ def train(rules: Rules, players: int = 4, seconds: float = 180.0, envs: int = 25
         "seed": seed,
         "final_mean_points": round(float(-np.mean(recent_r)), 3) if recent_r else None,
         "final_win_rate": round(float(np.mean(recent_w)), 4) if recent_w else None,
-        "features": list(FEATURES) if features else [],
+        "features": list(ACTION_FEATURES) if features else [],
         "method": "advantage actor-critic (returns to the end of the deal), linear softmax "
                   "policy and linear value, numpy",
     }

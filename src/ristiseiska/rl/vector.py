@@ -147,12 +147,11 @@ class RistiseiskaVectorEnv(VectorEnv):
         """The network's greedy choice for ``rows`` (each with a neural seat to move), from that
         seat's observation and the public known-absent cards only."""
         from ..learn import features as F
-        from ..learn.dmc import action_phi
 
         v = self.vec
         o = v.obs[rows, :obs_size(self.n)]
         X = F.build(o, self.n, self.void.relative(v.seats[rows], rows), self.rules)
-        q = self._neural.q(X, action_phi(o, self.n, self.rules))
+        q = self._neural.q(X, F.action_phi(o, self.n, self.rules))
         q[v.mask[rows] == 0] = -np.inf
         pick: np.ndarray = np.argmax(q, axis=1).astype(np.int64)
         return pick

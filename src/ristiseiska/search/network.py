@@ -128,11 +128,10 @@ class Playouts:
     def values(self, obs: np.ndarray, mask: np.ndarray, seats: np.ndarray,
                rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Action values (masked to the legal ones, -inf elsewhere) of ``rows``."""
-        from ..learn.dmc import action_phi
 
         o = obs[rows]
         X = F.build(o, self.n, self.void.relative(seats[rows], rows), self.rules)
-        q = self.net.q(X, action_phi(o, self.n, self.rules))
+        q = self.net.q(X, F.action_phi(o, self.n, self.rules))
         q[mask[rows] == 0] = -np.inf
         return q, o
 
@@ -222,13 +221,12 @@ class KernelOpponentPlayouts(Playouts):
 
     def values(self, obs: np.ndarray, mask: np.ndarray, seats: np.ndarray,
                rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        from ..learn.dmc import action_phi
 
         o = obs[rows]
         base = o[:, :self.base]
         void = o[:, self.base:self.base + (self.n - 1) * 52].reshape(-1, self.n - 1, 52)
         X = F.build(base, self.n, void, self.rules)
-        q = self.net.q(X, action_phi(base, self.n, self.rules))
+        q = self.net.q(X, F.action_phi(base, self.n, self.rules))
         q[mask[rows] == 0] = -np.inf
         return q, base
 
@@ -250,7 +248,8 @@ def past_choices(view: Any, last: int = 4) -> list[dict[str, Any]]:
     the order of the history); the table and hand sizes are replayed from the public history.
     Token, chips and known-absent cards of that moment are left out of the rebuilt observation
     (an approximation: they matter little to which card the seat chose)."""
-    from ..bots.knowledge import card_type, infer, notation_map
+    from ..bots.cardtypes import card_type, notation_map
+    from ..bots.knowledge import infer
 
     rules = view.rules
     if rules.jokers or rules.decks != 1:
@@ -304,7 +303,6 @@ def policy_log_likelihood(net: Net, view: Any, hands: np.ndarray, moments: list[
     """Per sampled deal (rows of ``hands``, seat masks): the log-likelihood of the opponents'
     ``moments`` (:func:`past_choices`) if each chose by a softmax of the network's values
     (sharpness ``beta``)."""
-    from ..learn.dmc import action_phi
 
     W = hands.shape[0]
     ll = np.zeros(W)
@@ -339,7 +337,7 @@ def policy_log_likelihood(net: Net, view: Any, hands: np.ndarray, moments: list[
     L = np.concatenate(rows_legal)
     void = np.zeros((obs_all.shape[0], n - 1, 52), np.float32)
     X = F.build(obs_all, n, void, rules)
-    q = net.q(X, action_phi(obs_all, n, rules))[:, :52]
+    q = net.q(X, F.action_phi(obs_all, n, rules))[:, :52]
     q = np.where(L > 0, beta * q, -np.inf)
     q -= q.max(axis=1, keepdims=True)
     logp = q - np.log(np.exp(q).sum(axis=1, keepdims=True))

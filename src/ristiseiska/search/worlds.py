@@ -104,13 +104,13 @@ class Sampler:
         behind = behind_masks(rules)
         if view.open_hands is not None or behind is None or rules.jokers or rules.decks != 1:
             return None
+        from ..bots.cardtypes import type_values
         from ..bots.knowledge import (
             SENSIBLE_NOISE,
             SENSIBLE_OTHERS,
             SENSIBLE_OWN,
             SENSIBLE_VALUE,
             infer,
-            type_values,
         )
         from ..kernel import worlds as kw
 
@@ -201,7 +201,7 @@ def worlds_after(masks: Any, base: Game, after: Game) -> Any:
 def game_of_world(view: Any, row: Any, rng: Any) -> Game:
     """The game of one sampled deal: ``row`` holds each seat's hand as a bitmask; the cards
     neither in a hand nor on the table form the stock, shuffled with ``rng``."""
-    from ..bots.knowledge import table_cards
+    from ..bots.cardtypes import table_cards
 
     def cards(mask: int) -> list[Card]:
         return [Card(c) for c in range(52) if (mask >> c) & 1]

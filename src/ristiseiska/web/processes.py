@@ -29,6 +29,11 @@ PROCESS_HEADER = b"x-ristiseiska-process"
 NGINX_CANDIDATES = ("/usr/sbin/nginx", "/usr/local/sbin/nginx", "/usr/local/nginx/sbin/nginx")
 
 
+class ProcessesError(Exception):
+    """A problem that stops ``serve --processes`` before it serves (the command reports it in
+    one line, as its other errors)."""
+
+
 class ProcessHeader:
     """ASGI middleware: every HTTP answer and WebSocket handshake names the server process
     that made it (``x-ristiseiska-process: <index>:<pid>``), so that an operator (and the
@@ -261,22 +266,21 @@ def run_processes(n: int, host: str, port: int | None, worker_argv: list[str],
                   nginx_choice: str, shown_url: Callable[[str, int], str],
                   database: str) -> int:
     """The supervisor of ``serve --processes N``: N server processes on loopback ports and
-    nginx in front on ``host:port`` (or, without nginx, the configuration to use)."""
-    from ..commands.common import CliError
-
+    nginx in front on ``host:port`` (or, without nginx, the configuration to use). Raises
+    :class:`ProcessesError` when it cannot start them."""
     say: Callable[[str], None] = lambda msg: print(msg, flush=True)  # noqa: E731
     binary = find_nginx(nginx_choice)
     if nginx_choice not in ("auto", "none") and (binary is None or not os.access(binary, os.X_OK)):
-        raise CliError(f"--nginx {nginx_choice}: not an executable file")
+        raise ProcessesError(f"--nginx {nginx_choice}: not an executable file")
     # the front port: as a single process would choose it (8000 or the next free one)
     if port is None:
         port = next((p for p in range(8000, 8020) if port_free(host, p)), None)
         if port is None:
-            raise CliError(f"cannot listen on {host}:8000..8019: all in use")
+            raise ProcessesError(f"cannot listen on {host}:8000..8019: all in use")
     elif port == 0:
         port = free_port(host)
     elif not port_free(host, port):
-        raise CliError(f"cannot listen on {host}:{port}: the address is in use")
+        raise ProcessesError(f"cannot listen on {host}:{port}: the address is in use")
     # each process listens on a loopback port of its own (next to the front one when the
     # printed configuration has to name them, any free one when we run nginx ourselves)
     socks = []
@@ -287,7 +291,7 @@ def run_processes(n: int, host: str, port: int | None, worker_argv: list[str],
         try:
             s.bind(("127.0.0.1", want))
         except OSError as e:
-            raise CliError(f"cannot listen on 127.0.0.1:{want}: {e.strerror or e}") from None
+            raise ProcessesError(f"cannot listen on 127.0.0.1:{want}: {e.strerror or e}") from None
         s.listen(4096)
         s.set_inheritable(True)
         socks.append(s)
@@ -303,7 +307,7 @@ def run_processes(n: int, host: str, port: int | None, worker_argv: list[str],
         for i, s in enumerate(socks):
             first = sup.start_worker(i, s, worker_argv)
             if "http://" not in first:
-                raise CliError(f"server process {i} did not start: {first.strip() or 'no output'}")
+                raise ProcessesError(f"server process {i} did not start: {first.strip() or 'no output'}")
             s.close()  # the child has its own copy
         if binary is None:
             say(f"ristiseiska: {n} server processes at "
@@ -328,7 +332,7 @@ def run_processes(n: int, host: str, port: int | None, worker_argv: list[str],
             if not wait_listening(probe, port, 15.0, lambda: nginx.poll() is None):
                 err = (nginx.stderr.read() if nginx.stderr and nginx.poll() is not None else "")
                 log = _tail(os.path.join(prefix, "error.log"))
-                raise CliError(f"nginx ({binary}) did not start: "
+                raise ProcessesError(f"nginx ({binary}) did not start: "
                                f"{' '.join((err or log or 'no answer on the port').split())[:300]}")
             say(f"ristiseiska: {shown_url(host, port)}  (database: {database}; {n} server "
                 f"processes behind nginx, configuration in {prefix}/nginx.conf)")

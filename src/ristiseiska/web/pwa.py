@@ -52,8 +52,8 @@ ENGINE_MODULES = [
     "__init__.py", "cards.py", "rules.py", "table.py", "game.py", "match.py", "record.py",
     "view.py", "moves.py", "scoring.py", "fair.py", "explain.py", "offline.py",
     "i18n/__init__.py", "i18n/grammar.py",
-    "bots/base.py", "bots/expert.py", "bots/knowledge.py", "bots/reasons.py", "bots/simple.py",
-    "bots/neural_plain.py", "learn/__init__.py",
+    "bots/base.py", "bots/cardtypes.py", "bots/expert.py", "bots/history.py", "bots/knowledge.py",
+    "bots/reasons.py", "bots/simple.py", "bots/neural_plain.py", "learn/__init__.py",
 ]
 WEIGHTS = "learn/weights/neural.npz"  # the server's neural bot's own file, not a copy
 OFFLINE_BOTS = ("random", "basic", "expert", "neural")
