@@ -86,7 +86,7 @@ def cmd_bench(args: list[str]) -> int:
 # rules, table, game, view, match, records, properties, catalogs, import layers). Together about
 # a minute on a quiet machine; the tests that import a changed module are added to them.
 QUICK_CORE = ["test_cards", "test_rules", "test_engine", "test_record", "test_view", "test_match",
-              "test_import_cycles", "test_i18n", "test_grammar", "test_turn_variants",
+              "test_import_cycles", "test_layers", "test_i18n", "test_grammar", "test_turn_variants",
               "test_variants", "test_properties", "test_docs", "test_smoke"]
 
 

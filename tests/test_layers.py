@@ -122,6 +122,8 @@ def test_no_module_imports_from_a_layer_above_its_own() -> None:
 
 
 def test_every_exception_is_still_needed() -> None:
+    if not EXCEPTIONS:
+        return
     graph = import_graph()
     listed, _labels = _layers()
     for (name, dep), why in EXCEPTIONS.items():
