@@ -5,7 +5,8 @@ The pieces, from the inside out:
 * :mod:`.session` — a match being played by one person against bots: no Textual in it, so the
   flow (bot turns, the log, saving and resuming, records) is tested without a screen;
 * :mod:`.widgets` — the table, the hand, the players, the score sheet, as Textual widgets;
-* :mod:`.app` — the screens (set-up, game, rules, score sheet, pickers) and :class:`PlayApp`;
+* :mod:`.app` — the set-up screen and :class:`PlayApp`; :mod:`.game_screen` the game screen
+  and its end-of-deal window; :mod:`.dialogs` the rules, score sheet and move picker windows;
 * :mod:`.replay` and :mod:`.analysis` — :func:`run_replay` steps through a recorded deal in the
   same view, with the move analysis.
 """
