@@ -283,5 +283,9 @@ def test_pyodide_comes_gzip_compressed_to_a_browser_that_accepts_it(client: Test
     assert client.get(f"/static/{pwa.PYODIDE}/pyodide.asm.wasm").headers["content-type"] \
         == "application/wasm"
     assert client.get(f"/static/{pwa.PYODIDE}/nothing.js").status_code == 404
+    assert client.get(f"/static/{pwa.PYODIDE}/.lock").status_code == 404
+    wasm = client.get(f"/static/{pwa.PYODIDE}/pyodide.asm.wasm")
+    assert wasm.headers["content-security-policy"] == CSP
+    assert wasm.headers["x-content-type-options"] == "nosniff"
     assert client.get(f"/static/{pwa.PYODIDE}/package.json").status_code == 200
     assert zipped < 0.6 * raw
