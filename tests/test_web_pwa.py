@@ -4,6 +4,7 @@ records), and offline.py's handling of bad input. The browser side: tests/browse
 
 from __future__ import annotations
 
+import gzip
 import io
 import json
 import subprocess
@@ -260,3 +261,31 @@ def test_the_offline_hint_is_the_networks_move_with_the_experts_reason() -> None
                 hints += 1
             m.play(m.game.legal_moves()[-1].text(m.rules.distinct_decks))
         assert hints >= 3
+
+
+def test_pyodide_comes_gzip_compressed_to_a_browser_that_accepts_it(client: TestClient) -> None:
+    """The first download for offline play: Pyodide's large files on the wire as gzip (the
+    browser decompresses them before they reach its caches); unchanged without gzip."""
+    raw = zipped = 0
+    for name in pwa.PYODIDE_FILES:
+        url = f"/static/{pwa.PYODIDE}/{name}"
+        data = (STATIC / pwa.PYODIDE / name).read_bytes()
+        plain = client.get(url, headers={"Accept-Encoding": "identity"})
+        assert plain.status_code == 200 and plain.content == data
+        assert "content-encoding" not in plain.headers
+        with client.stream("GET", url, headers={"Accept-Encoding": "gzip"}) as r:
+            wire = b"".join(r.iter_raw())
+            assert r.status_code == 200
+            assert r.headers.get("content-encoding") == ("gzip" if name in pwa.GZIP_FILES
+                                                         else None)
+        assert (gzip.decompress(wire) if name in pwa.GZIP_FILES else wire) == data
+        raw, zipped = raw + len(data), zipped + len(wire)
+    assert client.get(f"/static/{pwa.PYODIDE}/pyodide.asm.wasm").headers["content-type"] \
+        == "application/wasm"
+    assert client.get(f"/static/{pwa.PYODIDE}/nothing.js").status_code == 404
+    assert client.get(f"/static/{pwa.PYODIDE}/.lock").status_code == 404
+    wasm = client.get(f"/static/{pwa.PYODIDE}/pyodide.asm.wasm")
+    assert wasm.headers["content-security-policy"] == CSP
+    assert wasm.headers["x-content-type-options"] == "nosniff"
+    assert client.get(f"/static/{pwa.PYODIDE}/package.json").status_code == 200
+    assert zipped < 0.6 * raw

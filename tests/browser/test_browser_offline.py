@@ -144,11 +144,22 @@ async def test_offline_the_lobby_loads_and_a_page_that_needs_the_server_says_so(
     await ctx.close()
 
 
-async def play_deal(page: Any, limit_s: float = 240) -> None:
+async def play_deal(page: Any, limit_s: float = 240, hint_note: str | None = None) -> None:
+    """Play seat 0's moves to the end of the deal; ``hint_note``: on the first move with a
+    choice, ask a hint and check that it ends with this note."""
     deadline = time.monotonic() + limit_s
     while time.monotonic() < deadline:
         if await page.locator("[data-testid=result]").count():
+            assert hint_note is None, "no move with a choice to ask a hint on"
             return
+        cards = page.locator("[data-testid=hand] button[data-legal=true]:not([disabled])")
+        if hint_note is not None and await cards.count() >= 2 \
+                and await page.locator("button[data-action=hint]").count():
+            await page.click("button[data-action=hint]")
+            await page.wait_for_selector("[data-testid=hint]")
+            hint = await page.inner_text("[data-testid=hint]")
+            assert hint_note in hint, hint
+            hint_note = None
         if not await act_once(page):
             await page.wait_for_timeout(50)
     raise AssertionError("the offline deal did not end in time")
@@ -177,7 +188,11 @@ async def test_offline_play_a_whole_deal_resume_and_download_its_record(
     await page.wait_for_selector("[data-testid=rules-text]")
     assert "pantti" in (await page.inner_text("[data-testid=rules-text]")).lower()
     await page.click("[role=dialog] [data-action=close]")
-    await play_deal(page)
+    # the offline hint on a move with a choice: the network's move, saying so
+    from ristiseiska.i18n import t
+
+    lang = await page.evaluate("() => document.documentElement.lang") or "fi"
+    await play_deal(page, hint_note=t("analysis.hint.network", lang))
     result = await page.inner_text("[data-testid=result]")
     assert result
     saved = await page.evaluate("() => JSON.parse(localStorage.getItem('rs.offline.saved'))")

@@ -23,7 +23,42 @@ from typing import Any
 
 LEVELS = ("random", "basic", "expert", "neural")
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-THROTTLED: list[str] = []  # worker sessions that answered the throttling command
+THROTTLED: list[str] = []  # the workers' answers to the throttling command
+# a fixed piece of work, timed before and after the throttling (what it does on this machine)
+LOOP = """() => { const t0 = performance.now(); let x = 0;
+  for (let i = 0; i < 5e7; i++) x += i % 7; return performance.now() - t0; }"""
+# The engine's own loop on the page's main thread (Chromium throttles only pages: a worker
+# answers "Operation is only supported for pages, not workers"): Pyodide, the engine archive
+# and offline.handle as the worker runs them, a deal per level, each bot move timed.
+MAIN_THREAD = """async ({ levels, deals }) => {
+  const { loadPyodide } = await import("/static/vendor/pyodide/pyodide.mjs");
+  const t0 = performance.now();
+  const py = await loadPyodide({ indexURL: "/static/vendor/pyodide/", fullStdLib: false });
+  const r = await fetch("/offline/engine.zip");
+  py.unpackArchive(await r.arrayBuffer(), "zip", { extractDir: "/home/pyodide/engine" });
+  py.runPython("import sys; sys.path.insert(0, '/home/pyodide/engine'); from ristiseiska import offline");
+  const off = py.globals.get("offline");
+  const out = { boot_ms: performance.now() - t0 };
+  const timed = (list, msg) => { const t = performance.now(); const a = off.handle(msg);
+    list.push(performance.now() - t); return a; };
+  for (const level of levels) {
+    const bots = [], hints = [], start = [];
+    timed(start, JSON.stringify({ type: "start", config: { preset: "ristiseiska",
+      bots: [level, level, level], seed: 7, name: "A" } }));
+    for (let d = 0; d < deals; d++) {
+      for (;;) {
+        if (off.bot_due()) { timed(bots, '{"type": "bot"}'); continue; }
+        const st = JSON.parse(off.handle('{"type": "state"}'))[0];
+        if (st.view.phase === "over") break;
+        if (hints.length < 10) timed(hints, '{"type": "hint"}');
+        off.handle(JSON.stringify({ type: "move", move: st.view.legal_moves[0] }));
+      }
+      if (d + 1 < deals) off.handle('{"type": "next-deal"}');
+    }
+    out[level] = bots; out["hint " + level] = hints; out["start " + level] = start;
+  }
+  return out;
+}"""
 CACHED = """async () => {
   let n = 0;
   for (const key of await caches.keys()) {
@@ -50,7 +85,7 @@ async def _throttle(ctx: Any, page: Any, rate: float) -> None:
 
     cdp.on("Target.attachedToTarget", attached)
     cdp.on("Target.receivedMessageFromTarget",
-           lambda e: THROTTLED.append(e["sessionId"]) if '"id":1,' in e["message"] else None)
+           lambda e: THROTTLED.append(e["message"]) if '"id":1,' in e["message"] else None)
 
 
 async def measure(throttle: float, deals: int) -> dict[str, Any]:
@@ -86,6 +121,7 @@ async def measure(throttle: float, deals: int) -> dict[str, Any]:
             await page.wait_for_timeout(500)
             out["page_bytes"] = sum(sizes)  # the page's own requests (the worker's not seen)
             out["cached_bytes"] = await page.evaluate(CACHED)
+            out["wire_bytes"] = wire_bytes(url)
             await ctx.set_offline(True)
             for level in LEVELS:
                 print(f"{level}…", flush=True)
@@ -130,8 +166,37 @@ async def measure(throttle: float, deals: int) -> dict[str, Any]:
                     "() => window.__rsTimes.filter((m) => m.request === 'bot').map((m) => m.ms)")
                 out[level] = times
                 out.setdefault("hint", []).extend(hints)
+            # the same engine on a page's main thread, which the throttling reaches (the
+            # context may compile WebAssembly on its page: the CSP gives that to the worker)
+            await ctx.set_offline(False)
+            main_ctx = await browser.new_context(bypass_csp=True)
+            main_page = await main_ctx.new_page()
+            await main_page.goto(url + "/offline.html")
+            cdp = await main_ctx.new_cdp_session(main_page)
+            out["loop_ms"] = [await main_page.evaluate(LOOP)]
+            await cdp.send("Emulation.setCPUThrottlingRate", {"rate": throttle})
+            out["loop_ms"].append(await main_page.evaluate(LOOP))
+            print("main thread…", flush=True)
+            out["main"] = await main_page.evaluate(MAIN_THREAD, {"levels": list(LEVELS),
+                                                                 "deals": deals})
             await browser.close()
     return out
+
+
+def wire_bytes(url: str) -> int:
+    """The bytes of every file the service worker caches as they cross the network to a
+    browser that accepts gzip (the Pyodide files come compressed: ``web/pwa.py``)."""
+    import urllib.request
+
+    from .pwa import offline
+
+    o = offline()
+    total = 0
+    for path in o.shell + o.engine:
+        req = urllib.request.Request(url + path, headers={"Accept-Encoding": "gzip"})
+        with urllib.request.urlopen(req, timeout=60) as r:  # (urllib does not decompress)
+            total += len(r.read())
+    return total
 
 
 def summary(values: list[float]) -> str:
@@ -151,11 +216,23 @@ def main(argv: list[str] | None = None) -> int:
     r = asyncio.run(measure(args.throttle, args.deals))
     print(f"first visit: the service worker caches {r['cached_bytes'] / 1e6:.1f} MB (the app "
           f"shell and the offline engine); the page itself fetched {r['page_bytes'] / 1e6:.1f} MB")
-    print(f"throttling reached {len(set(THROTTLED))} worker(s) besides the page")
-    print(f"engine start (throttle {args.throttle:g}×), s: {r['boot_s']}")
+    print(f"over the network (gzip where the server compresses): {r['wire_bytes'] / 1e6:.1f} MB")
+    refused = sum("error" in m for m in THROTTLED)
+    print(f"the offline game's worker (as played; Chromium refused the throttling for "
+          f"{refused} of {len(THROTTLED)} worker(s): {THROTTLED[:1]}):")
+    print(f"  engine start with the first deal, s: {r['boot_s']}")
     for level in LEVELS:
-        print(f"{level:7s} {summary(r[level])}")
-    print(f"{'hint':7s} {summary(r['hint'])}")
+        print(f"  {level:7s} {summary(r[level])}")
+    print(f"  {'hint':7s} {summary(r['hint'])}")
+    m = r["main"]
+    free, slow = r["loop_ms"]
+    print(f"the same engine on a page's main thread, throttled {args.throttle:g}× (a fixed "
+          f"loop took {free:.0f} ms, throttled {slow:.0f} ms: {slow / free:.1f}× slower): "
+          f"Pyodide and the engine loaded in {m['boot_ms'] / 1000:.1f} s")
+    for level in LEVELS:
+        print(f"  {level:7s} {summary(m[level])}  (start of the match "
+              f"{m['start ' + level][0]:.0f} ms)")
+        print(f"  {'hint':7s} {summary(m['hint ' + level])}")
     return 0
 
 
