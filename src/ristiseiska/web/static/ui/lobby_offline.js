@@ -12,9 +12,10 @@ import { OfflinePanel } from "./offline.js";
 // (a network that says it is up but carries nothing counts as none; asked again every
 // PROBE_AGAIN ms while it does).
 const PROBE_AGAIN = 15000;
-export function useOnline() {
+export function useOnline(active = true) {
   const [online, setOnline] = useState(navigator.onLine);
   useEffect(() => {
+    if (!active) return undefined; // (a table's page has its own connection notice)
     let gone = false;
     let timer = null;
     const probe = async () => {
@@ -31,7 +32,7 @@ export function useOnline() {
     probe();
     addEventListener("online", probe); addEventListener("offline", probe);
     return () => { gone = true; clearTimeout(timer); removeEventListener("online", probe); removeEventListener("offline", probe); };
-  }, []);
+  }, [active]);
   return online;
 }
 
