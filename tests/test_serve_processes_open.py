@@ -16,9 +16,10 @@ from typing import Any
 from test_serve_processes import HEADER, _request, _settled_roles, _start, _stop, needs_nginx
 
 
-def _quick(base: str, name: str) -> tuple[dict[str, Any], str]:
+def _quick(base: str, name: str, device: str | None = None) -> tuple[dict[str, Any], str]:
     """POST /api/quick the way a browser's fetch does it: a 307 is followed with the body."""
-    body = json.dumps({"name": name}).encode()
+    body = json.dumps({"name": name} if device is None else {"name": name, "device": device}
+                      ).encode()
     url = f"{base}/api/quick"
     for _ in range(3):
         req = urllib.request.Request(url, data=body, method="POST",
@@ -71,6 +72,27 @@ def test_two_processes_list_every_open_table_and_seat_quick_players_apart(
             time.sleep(0.2)
         assert not info["waiting"]
         assert [s["standin"] for s in info["seats"]] == [False, False, True, True]
+    finally:
+        _stop(proc, signal.SIGTERM)
+    assert proc.returncode == 0
+
+
+@needs_nginx
+def test_two_processes_give_a_device_its_quick_seat_back(tmp_path: Path) -> None:
+    """Issue 47 across processes: Quick game from a device that already sits at a quick table
+    is sent (307) to that table's own process, which gives the seat back with a new token."""
+    proc, base = _start(tmp_path, "--quick-wait", "60")
+    try:
+        _settled_roles(proc.pid)
+        first, who = _quick(base, "Äiti", "a" * 32)
+        other, _ = _quick(base, "Äiti", "b" * 32)  # another phone: the same table, numbered
+        assert other["id"] == first["id"] and other["seat"] != first["seat"]
+        back, who2 = _quick(base, "Äippä", "a" * 32)
+        assert (back["id"], back["seat"], back["returned"]) == (first["id"], first["seat"], True)
+        assert back["token"] != first["token"] and who2 == who
+        info, _ = _request(f"{base}/api/tables/{first['id']}")
+        assert [s["name"] for s in info["seats"][:2]] == ["Äiti", "Äiti (2)"]
+        assert "a" * 32 not in json.dumps(info)
     finally:
         _stop(proc, signal.SIGTERM)
     assert proc.returncode == 0

@@ -252,10 +252,13 @@ async def test_offline_screenshots_on_a_phone(live_server: LiveServer, browser: 
         ctx, page = await visit_once(browser, live_server, viewport={"width": 390, "height": 844},
                                      is_mobile=True, has_touch=True, device_scale_factor=2)
         await page.evaluate(f"() => localStorage.setItem('rs.lang', '{lang}')")
+        # (the installed app's display-mode standalone cannot be emulated in this Chromium,
+        # and the page has no style of its own for it: the viewport alone is what the app
+        # shows full screen)
         await ctx.set_offline(True)
         await page.reload()
         await page.wait_for_selector("[data-testid=no-network]")
-        await page.locator("[data-testid=offline-panel]").scroll_into_view_if_needed()
+        await page.wait_for_selector("[data-testid=device-history]")
         await page.screenshot(path=str(img / f"offline-lobby-{lang}.jpeg"), type="jpeg",
                               quality=80)
         await page.click("button[data-action=play-offline]")
@@ -266,3 +269,48 @@ async def test_offline_screenshots_on_a_phone(live_server: LiveServer, browser: 
         await page.screenshot(path=str(img / f"offline-table-{lang}.jpeg"), type="jpeg",
                               quality=80)
         await ctx.close()
+
+
+async def test_offline_a_match_left_mid_deal_resumes_where_it_was(live_server: LiveServer,
+                                                                  browser: Any) -> None:
+    """Offline, a few moves into a deal: reloading the page, or leaving for the lobby and
+    pressing *Resume*, gives the same hand and every move made so far (the match is kept in the
+    browser after every move)."""
+    ctx, page = await visit_once(browser, live_server)
+    await ctx.set_offline(True)
+    await page.reload()
+    await page.evaluate("() => localStorage.setItem('rs.offline.delay', '0')")
+    await page.select_option("[data-action=offline-level]", "random")
+    await page.click("button[data-action=play-offline]")
+    await page.wait_for_selector("[data-testid=hand] [data-card]", timeout=120_000)
+    moved = 0
+    for _ in range(400):
+        if moved >= 3 or await page.locator("[data-testid=result]").count():
+            break
+        if await act_once(page):
+            moved += 1
+        await page.wait_for_timeout(100)
+    assert moved >= 1
+    await page.wait_for_timeout(500)
+
+    async def position() -> tuple[list[str], list[str]]:
+        hand = await page.eval_on_selector_all("[data-testid=hand] [data-card]",
+                                               "els => els.map(e => e.dataset.card)")
+        saved = await page.evaluate("() => JSON.parse(localStorage.getItem('rs.offline.saved'))")
+        return sorted(hand), saved["moves"][-1]
+
+    hand, moves = await position()
+    assert moves  # the moves so far are kept
+    await page.reload()
+    await page.wait_for_selector("[data-testid=hand] [data-card]", timeout=120_000)
+    await page.wait_for_timeout(500)
+    hand2, moves2 = await position()
+    assert hand2 == hand and moves2[:len(moves)] == moves
+    await page.goto(live_server.url + "/")
+    await page.click("[data-action=resume-offline]")
+    await page.wait_for_selector("[data-testid=hand] [data-card]", timeout=120_000)
+    await page.wait_for_timeout(500)
+    hand3, moves3 = await position()
+    assert hand3 == hand and moves3[:len(moves)] == moves
+    assert page.errors == [] and await page.evaluate("() => window.__csp") == []
+    await ctx.close()

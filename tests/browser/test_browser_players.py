@@ -204,3 +204,29 @@ async def test_this_devices_history_counts_a_finished_match_once(live_server: Li
     assert await page.inner_text("[data-testid=history-average]") == f"{mine:.1f}"
     assert page.errors == []
     await ctx.close()
+
+
+@pytest.mark.parametrize("lang", ["fi", "en"])
+async def test_the_lobby_offers_the_way_back_to_a_table_this_browser_sits_at(
+        live_server: LiveServer, browser: Any, lang: str) -> None:
+    seats = [{"kind": "friend", "name": "Äiti"}, {"kind": "friend"}, {"kind": "friend"},
+             {"kind": "bot", "bot": "random"}]
+    tid = post(live_server, "/api/tables", {"seats": seats, "open": True})["id"]
+    ctx, page = await _phone_page(browser, live_server, PHONE_A, "Isä", lang)
+    row = page.locator(f"[data-testid=open-table][data-table='{tid}']")
+    await row.locator("[data-action=join]").click()
+    await page.wait_for_url(f"**/t/{tid}")
+    token = await page.evaluate(f"() => localStorage.getItem('rs.seat.{tid}')")
+    await page.goto(live_server.url + "/")
+    back = row.locator("[data-action=back-to-seat]")
+    await back.wait_for()
+    assert await row.locator("[data-action=join]").count() == 0
+    assert (await back.inner_text()).strip() == {"fi": "Palaa paikallesi",
+                                                 "en": "Back to your seat"}[lang]
+    await back.click()
+    await page.wait_for_url(f"**/t/{tid}")
+    await page.wait_for_timeout(500)
+    assert await page.evaluate(f"() => localStorage.getItem('rs.seat.{tid}')") == token
+    assert live_server.table(tid).seats[0].name == "Isä"
+    assert page.errors == []
+    await ctx.close()

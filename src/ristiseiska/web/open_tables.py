@@ -439,9 +439,13 @@ class OpenIndex:
             for seat in e.free():
                 if self._promised.get((e.id, seat), 0.0) > now:
                     continue
-                if any(n is not None and _same(n, name) for n, taken in
-                       zip(e.snap.names, e.snap.taken, strict=True) if taken):
-                    return None
+                clash = [i for i, (n, taken) in enumerate(zip(e.snap.names, e.snap.taken,
+                                                               strict=True))
+                         if taken and n is not None and _same(n, name)]
+                mine = check_device(device)
+                devices = e.snap.devices or [None] * len(e.snap.names)
+                if clash and (mine is None or any(devices[i] in (None, mine) for i in clash)):
+                    return None  # as the claim would refuse it (another device: "Äiti (2)")
                 self._promised[(e.id, seat)] = now + PROMISE
                 return RedirectResponse(f"/api/tables/{e.id}/seats/{seat}", status_code=307)
             return None

@@ -16,7 +16,7 @@ import { DeviceHistory } from "./ui/history.js";
 function App() {
   const [lang, setLangState] = useState(localStorage.getItem("rs.lang") || "fi");
   const [ready, setReady] = useState(false);
-  const online = useOnline(); // issue 47: without a network the lobby shows what works offline
+  const online = useOnline(location.pathname === "/"); // issue 47: the lobby offline shows what works
   useEffect(() => { loadCatalog(lang).then(() => setReady(Date.now())); }, [lang]);
   const setLang = (l) => { localStorage.setItem("rs.lang", l); setLangState(l); };
   if (!ready) return html`<main>…</main>`;

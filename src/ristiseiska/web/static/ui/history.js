@@ -55,7 +55,7 @@ export function DeviceHistory({ lang }) {
     ${h.matches === 0 && best === 0 ? html`<p data-testid="history-empty">${t("history.empty")}</p>`
       : html`<dl class="history">
         <div><dt>${t("history.matches")}</dt><dd data-testid="history-matches">${h.matches}</dd></div>
-        <div><dt>${t("history.wins")}</dt><dd data-testid="history-wins">${h.wins}${h.matches ? ` (${pct} %)` : ""}</dd></div>
+        <div><dt>${t("history.wins")}</dt><dd data-testid="history-wins">${h.wins}${h.matches ? ` (${pct}${lang === "en" ? "" : "\u00a0"}%)` : ""}</dd></div>
         <div><dt>${t("history.average")}</dt><dd data-testid="history-average">${h.deals ? fmt.format(h.points / h.deals) : "–"}</dd></div>
         <div><dt>${t("history.puzzle_streak")}</dt><dd data-testid="history-streak">${best}</dd></div>
       </dl>`}

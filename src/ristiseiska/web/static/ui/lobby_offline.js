@@ -7,14 +7,32 @@ import { html, useState, useEffect } from "../vendor/htm-preact-standalone.mjs";
 import { t } from "./text.js";
 import { OfflinePanel } from "./offline.js";
 
-// navigator.onLine, kept current by the browser's online/offline events.
-export function useOnline() {
+// Whether the server can be reached: navigator.onLine, kept current by the browser's
+// online/offline events, and a small request the service worker never answers from its cache
+// (a network that says it is up but carries nothing counts as none; asked again every
+// PROBE_AGAIN ms while it does).
+const PROBE_AGAIN = 15000;
+export function useOnline(active = true) {
   const [online, setOnline] = useState(navigator.onLine);
   useEffect(() => {
-    const up = () => setOnline(navigator.onLine);
-    addEventListener("online", up); addEventListener("offline", up);
-    return () => { removeEventListener("online", up); removeEventListener("offline", up); };
-  }, []);
+    if (!active) return undefined; // (a table's page has its own connection notice)
+    let gone = false;
+    let timer = null;
+    const probe = async () => {
+      clearTimeout(timer);
+      let up = navigator.onLine;
+      if (up) {
+        try { await fetch("/api/tables?open=1&limit=1", { cache: "no-store", signal: AbortSignal.timeout(8000) }); }
+        catch (e) { up = false; }
+      }
+      if (gone) return;
+      setOnline(up);
+      if (!up) timer = setTimeout(probe, PROBE_AGAIN);
+    };
+    probe();
+    addEventListener("online", probe); addEventListener("offline", probe);
+    return () => { gone = true; clearTimeout(timer); removeEventListener("online", probe); removeEventListener("offline", probe); };
+  }, [active]);
   return online;
 }
 
@@ -33,8 +51,8 @@ export function PresetRules({ lang }) {
   }, [shown, name, lang]);
   return html`<section class="panel rules-panel" data-testid="offline-rules" aria-labelledby="offline-rules-title">
     <div class="row spread"><h2 id="offline-rules-title">${t("offline.rules_title")}</h2>
-      ${presets && presets.length > 0 && html`<label>${t("offline.preset")}: <select data-action="rules-preset" value=${name} onChange=${(e) => setName(e.target.value)}>
-        ${presets.map((p) => html`<option value=${p.name}>${p.title || p.name}</option>`)}</select></label>`}</div>
+      ${presets && presets.length > 0 && html`<select data-action="rules-preset" aria-label=${t("offline.preset")} value=${name} onChange=${(e) => setName(e.target.value)}>
+        ${presets.map((p) => html`<option value=${p.name}>${p.title || p.name}</option>`)}</select>`}</div>
     ${!shown ? html`<button data-action="show-rules" aria-expanded="false" onClick=${() => setShown(true)}>${t("offline.rules_show")}</button>`
       : html`<button data-action="hide-rules" aria-expanded="true" onClick=${() => setShown(false)}>${t("offline.rules_hide")}</button>
         ${rules === null ? html`<p>…</p>`

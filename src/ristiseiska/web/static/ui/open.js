@@ -105,8 +105,12 @@ export function OpenTables({ lang }) {
           ${tab.rules && html`<p class="open-rules">${tab.rules}</p>`}
           <p class="open-players">${t("open.players", { names: playersText(tab) || "–" })} · <strong>${tn("open.free", tab.free_count)}</strong></p>
           <p class="open-meta">${tab.clock ? t("open.clock", { s: tab.clock }) : t("open.no_clock")}</p>
-          <button data-action="join" data-table=${tab.id} disabled=${busy} onClick=${() => join(tab)}
-            aria-label=${t("open.join_label", { title: tab.title, names: playersText(tab) || "–" })}>${t("open.join")}</button>
+          ${localStorage.getItem(`rs.seat.${tab.id}`)
+            // this browser sits here already (issue 47): back to the seat, no name needed
+            ? html`<a class="button" href=${tab.url} data-action="back-to-seat" data-table=${tab.id}
+                aria-label=${t("open.back_label", { title: tab.title, names: playersText(tab) || "–" })}>${t("open.back")}</a>`
+            : html`<button data-action="join" data-table=${tab.id} disabled=${busy} onClick=${() => join(tab)}
+                aria-label=${t("open.join_label", { title: tab.title, names: playersText(tab) || "–" })}>${t("open.join")}</button>`}
         </li>`)}</ul>`}
   </section>`;
 }

@@ -144,10 +144,13 @@ export function TablePage({ id, lang, langs = null, useConn = useTableSocket }) 
     return () => removeEventListener("keydown", onKey);
   }, []);
 
-  // Watching a table where this device has a seat (it sat down here before, or a rematch
-  // keeps one for it): the server gives it back once, without a click (issue 47).
+  // Watching a table with no seat token in this browser (the tab that sat down is gone and
+  // its token with it, or the server refused it), where this device may have a seat (it sat
+  // down here before, or a rematch keeps one for it): the server gives it back once, without
+  // a click (issue 47). A page that has a token joins with it and asks nothing.
   const reclaimed = useRef(false);
-  const mayBeMine = !!(state && state.you === null && state.table && state.table.seats.some((s) => s.reserved || (s.kind === "friend" && s.taken)));
+  const noToken = !localStorage.getItem(`rs.seat.${id}`);
+  const mayBeMine = !!(noToken && state && state.you === null && state.table && state.table.seats.some((s) => s.reserved || (s.kind === "friend" && s.taken)));
   useEffect(() => {
     if (!mayBeMine || reclaimed.current || id === "offline") return;
     reclaimed.current = true;
