@@ -91,7 +91,8 @@ QUICK_CORE = ["test_cards", "test_rules", "test_engine", "test_record", "test_vi
 
 
 QUICK_ENGINE = {"ristiseiska", *(f"ristiseiska.{m}" for m in (
-    "cards", "rules", "table", "moves", "game", "view", "scoring", "match", "record"))}
+    "cards", "rules", "table", "moves", "game", "dealing", "state", "legal", "refusals", "view",
+    "scoring", "match", "record"))}
 
 
 def _module_of(path: str) -> str | None:
