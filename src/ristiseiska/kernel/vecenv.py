@@ -35,10 +35,8 @@ from numba import njit
 
 from ..rules import Rules
 from . import WEIGHTS, behind_array, policy_array, rule_arrays, stock_size, unsupported
-from .core import (
-    _FULL,
-    _ONE,
-    _ZERO,
+from .bits import _FULL, _ONE, _ZERO, below, derive_seed, kth_bit, popcount
+from .codes import (
     AUX_HOLDER,
     AUX_POT,
     AUX_STALL,
@@ -66,22 +64,10 @@ from .core import (
     POLICY_RANDOM,
     STOCK_MAX,
     TOKEN_PER_MISS,
-    _give_pick,
-    _heuristic_pick,
-    _hoard_pick,
-    _may_hoard,
-    _setup_chips,
-    _upward_line,
-    below,
-    deal_hands,
-    deal_stock_laid,
-    derive_seed,
-    first_seat,
-    kth_bit,
-    popcount,
-    score,
-    suit_fits,
 )
+from .deals import _setup_chips, deal_hands, deal_stock_laid, first_seat, score
+from .fits import _may_hoard, _upward_line, suit_fits
+from .policies import _give_pick, _heuristic_pick, _hoard_pick
 
 # action ids (one-deck rule sets; see ristiseiska.rl.encoding)
 A_STOP, A_TOKEN, A_PASS, A_CHIP, A_ASK, A_DRAW = 52, 53, 54, 55, 56, 57
@@ -381,7 +367,7 @@ def _choose(i, n, pol, st, hands, playable, rng, behind, values, weights, mask_r
     state = rng[i]
     seat = st[i, C_SEAT]
     h = hands[i, seat]
-    if st[i, C_RECV] >= 0:  # asked for a card: as in the kernel's playouts (core.play_until)
+    if st[i, C_RECV] >= 0:  # asked for a card: as in the kernel's playouts (playout.play_until)
         if pol != POLICY_RANDOM:
             c = _give_pick(h, st[i, C_LO:C_LO + 4], st[i, C_HI:C_HI + 4], poss[i], params,
                            playable, behind, values)
