@@ -24,8 +24,6 @@ KNOWN = {
     ("ristiseiska.learn.features", "ristiseiska.bots.knowledge", "_mandatory_mask"),
     ("ristiseiska.rl.encoding", "ristiseiska.bots.knowledge", "_event_card"),
     ("ristiseiska.rl.encoding", "ristiseiska.bots.knowledge", "_place"),
-    ("ristiseiska.rl.kernel_moves", "ristiseiska.kernel.vecenv", "_choose"),
-    ("ristiseiska.rl.kernel_moves", "ristiseiska.kernel.vecenv", "_playable"),
 }
 
 

@@ -78,7 +78,7 @@ class Playouts:
         known-absent cards ``voids`` (seats × 52, alike in every row). Call :meth:`ready`
         once every row is set."""
         from ..kernel import codes
-        from ..kernel.vecenv import C_AUX, C_DONE, C_HI, C_LO, C_MORE, C_RECV, C_SEAT
+        from ..kernel.vecrows import C_AUX, C_DONE, C_HI, C_LO, C_MORE, C_RECV, C_SEAT
 
         e = self.env
         e.hands[rows] = hands
