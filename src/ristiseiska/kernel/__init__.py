@@ -59,7 +59,13 @@ import numpy as np
 from ..cards import CARDS, sort_key
 from ..rules import PRESETS, Rules
 from ..table import held_back
-from . import bits, codes, deals, rollouts
+from . import (
+    bits,
+    codes,
+    core,  # noqa: F401  (so that kernel.core.<name> works without an import of its own)
+    deals,
+    rollouts,
+)
 from .codes import ASK, CHIP, DRAW, GIVE, PASS, SEAT_SHIFT, STOP, TOKEN
 
 _ORDERS = {"low-first": codes.ORDER_LOW_FIRST, "high-first": codes.ORDER_HIGH_FIRST,
