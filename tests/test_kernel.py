@@ -139,7 +139,7 @@ def test_any_supported_rules_give_legal_records(order, extra, multi, failure, fi
 def test_termination_and_conservation(n: int) -> None:
     run = kernel.play_deals(Rules(), n, seed=77, count=300, record=True)
     values = kernel.rule_arrays(Rules())[3]
-    shift = kernel.codes.SEAT_SHIFT
+    shift = kernel.core.SEAT_SHIFT
     for d in range(run.count):
         hands = [int(h) for h in run.dealt[d]]
         union = 0
