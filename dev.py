@@ -91,7 +91,11 @@ QUICK_CORE = ["test_cards", "test_rules", "test_engine", "test_record", "test_vi
 
 
 QUICK_ENGINE = {"ristiseiska", *(f"ristiseiska.{m}" for m in (
-    "cards", "rules", "table", "moves", "game", "view", "scoring", "match", "record"))}
+    "cards", "rules", "table", "moves", "game", "dealing", "state", "legal", "refusals", "view",
+    "scoring", "match", "record"))}
+# Packages whose modules compile into one another (numba inlines the kernel's functions across
+# its modules): a change in one module counts as a change of the whole package.
+QUICK_UNITS = {"ristiseiska.kernel"}
 
 
 def _module_of(path: str) -> str | None:
@@ -164,7 +168,9 @@ def quick_selection(changed: list[str]) -> list[str]:
     chosen = {f"tests/{name}.py" for name in QUICK_CORE if (tests / f"{name}.py").exists()}
     # The engine's own modules are what the core tests; nearly every test imports them, so
     # their importers would be the whole suite. The package root is imported by most tests too.
-    mods = _with_packages({m for m in map(_module_of, changed) if m}) - QUICK_ENGINE
+    mods = {m for m in map(_module_of, changed) if m}
+    mods |= {m.rpartition(".")[0] for m in mods if m.rpartition(".")[0] in QUICK_UNITS}
+    mods = _with_packages(mods) - QUICK_ENGINE
     kits = {p.stem: _imports_of(p) for p in tests.glob("*_kit.py")}
     for path in sorted(tests.glob("test_*.py")):
         rel = f"tests/{path.name}"

@@ -1,7 +1,8 @@
 """ristiseiska — the Finnish card game Ristiseiska and its family, with every house rule."""
 
 from .cards import Card, CardError, parse_card, parse_cards
-from .game import Event, Game, IllegalMoveError, SetupError, deal
+from .dealing import deal
+from .game import Event, Game, IllegalMoveError, SetupError
 from .match import Match
 from .moves import Move, MoveError, parse_move
 from .record import check_record, dumps_record, read_records, record_from_game, replay_record

@@ -34,7 +34,8 @@ from typing import Any, TypeGuard
 
 from . import fair
 from .cards import CARDS, Card, CardError, parse_card, sort_key
-from .game import Game, IllegalMoveError, SetupError, deal
+from .dealing import deal
+from .game import Game, IllegalMoveError, SetupError
 from .match import deal_seed
 from .moves import DRAW, KINDS, Move
 from .rules import LEGACY_VALUES, PRESETS, Rules, RulesError, preset

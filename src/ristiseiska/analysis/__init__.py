@@ -484,7 +484,7 @@ def _played(game: Game, ev: Mapping[str, Any], i: int) -> str:
 
     move = move_of(ev, f"event {i}")
     legal = game.legal_moves()
-    return str(move if move in legal else game._resolve(move, legal))
+    return str(move if move in legal else game.parse_move(str(move)))
 
 
 def expected_curve(analysis: SeatAnalysis) -> list[tuple[int, float]]:

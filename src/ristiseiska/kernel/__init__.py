@@ -42,7 +42,9 @@ A search bot that samples the hidden hands from a seat's view (determinization) 
 :func:`position_from_game`.
 
 The first call compiles (several seconds, cached on disk afterwards); :func:`warm_up` does it
-on purpose.
+on purpose. Numba's disk cache of a module does not notice a change in the functions it calls
+from its sibling modules (``playout.py`` calls ``policies.py``, and so on): after editing one,
+delete the kernel's ``__pycache__`` folders.
 """
 
 from __future__ import annotations
@@ -57,15 +59,21 @@ import numpy as np
 from ..cards import CARDS, sort_key
 from ..rules import PRESETS, Rules
 from ..table import held_back
-from . import core
-from .core import ASK, CHIP, DRAW, GIVE, PASS, SEAT_SHIFT, STOP, TOKEN
+from . import (
+    bits,
+    codes,
+    core,  # noqa: F401  (so that kernel.core.<name> works without an import of its own)
+    deals,
+    rollouts,
+)
+from .codes import ASK, CHIP, DRAW, GIVE, PASS, SEAT_SHIFT, STOP, TOKEN
 
-_ORDERS = {"low-first": core.ORDER_LOW_FIRST, "high-first": core.ORDER_HIGH_FIRST,
-           "both": core.ORDER_BOTH}
-_FAILURES = {"pass": core.FAIL_PASS, "token": core.FAIL_TOKEN, "ask": core.FAIL_ASK,
-             "chip": core.FAIL_CHIP}
-_HOARDS = {"none": core.HOARD_NONE, "sevens-sixes-eights": core.HOARD_678,
-           "all-but-sevens": core.HOARD_NOT_7, "any-with-penalty": core.HOARD_ANY}
+_ORDERS = {"low-first": codes.ORDER_LOW_FIRST, "high-first": codes.ORDER_HIGH_FIRST,
+           "both": codes.ORDER_BOTH}
+_FAILURES = {"pass": codes.FAIL_PASS, "token": codes.FAIL_TOKEN, "ask": codes.FAIL_ASK,
+             "chip": codes.FAIL_CHIP}
+_HOARDS = {"none": codes.HOARD_NONE, "sevens-sixes-eights": codes.HOARD_678,
+           "all-but-sevens": codes.HOARD_NOT_7, "any-with-penalty": codes.HOARD_ANY}
 _ENDS = ("out", "stall", "broken")
 _NOTATION = [CARDS[c].notation() for c in range(52)]
 _HAND_ORDER = sorted(range(52), key=lambda c: sort_key(CARDS[c]))  # as records sort hands
@@ -112,26 +120,26 @@ def rule_arrays(rules: Rules) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.nd
     pos_of = [0] * 13
     for p, off in enumerate(line):
         pos_of[off] = p + 1
-    params = np.zeros(core.N_PARAMS, np.int64)
-    params[core.P_TOKEN_VALUE] = rules.token_value
-    params[core.P_EXTRA_MOVE] = int(rules.extra_move)
-    params[core.P_ORDER] = _ORDERS[rules.order]
-    params[core.P_FAILURE] = _FAILURES[rules.failure]
-    params[core.P_OPENING] = -1 if rules.opening == "any" else _card_id(rules.opening)
-    params[core.P_CENTER] = 1 if rules.layout == "upward" else pos_of[rules.center - 1]
-    params[core.P_UPWARD] = int(rules.layout == "upward")
-    params[core.P_STOCK] = int(rules.stock)
-    params[core.P_LAID] = -1 if rules.laid_out is None else _card_id(rules.laid_out)
-    params[core.P_TOKEN_MODE] = (core.TOKEN_PER_MISS if rules.fines_per_miss
-                                 else core.TOKEN_OBJECT)
-    params[core.P_MULTI] = int(rules.multi_play)
-    params[core.P_HOARD] = _HOARDS[rules.hoarding]
-    params[core.P_HOARD_PENALTY] = rules.hoarding_penalty
-    params[core.P_FIRST_ROUND_PASS] = int(rules.first_round_pass)
-    params[core.P_STALL] = rules.stall_turns
-    params[core.P_PAY_PER_CARD] = int(rules.pay_per_card)
-    params[core.P_ANTE] = int(rules.ante)
-    params[core.P_SHORT_CHIP] = int(rules.short_hand_chip)
+    params = np.zeros(codes.N_PARAMS, np.int64)
+    params[codes.P_TOKEN_VALUE] = rules.token_value
+    params[codes.P_EXTRA_MOVE] = int(rules.extra_move)
+    params[codes.P_ORDER] = _ORDERS[rules.order]
+    params[codes.P_FAILURE] = _FAILURES[rules.failure]
+    params[codes.P_OPENING] = -1 if rules.opening == "any" else _card_id(rules.opening)
+    params[codes.P_CENTER] = 1 if rules.layout == "upward" else pos_of[rules.center - 1]
+    params[codes.P_UPWARD] = int(rules.layout == "upward")
+    params[codes.P_STOCK] = int(rules.stock)
+    params[codes.P_LAID] = -1 if rules.laid_out is None else _card_id(rules.laid_out)
+    params[codes.P_TOKEN_MODE] = (codes.TOKEN_PER_MISS if rules.fines_per_miss
+                                 else codes.TOKEN_OBJECT)
+    params[codes.P_MULTI] = int(rules.multi_play)
+    params[codes.P_HOARD] = _HOARDS[rules.hoarding]
+    params[codes.P_HOARD_PENALTY] = rules.hoarding_penalty
+    params[codes.P_FIRST_ROUND_PASS] = int(rules.first_round_pass)
+    params[codes.P_STALL] = rules.stall_turns
+    params[codes.P_PAY_PER_CARD] = int(rules.pay_per_card)
+    params[codes.P_ANTE] = int(rules.ante)
+    params[codes.P_SHORT_CHIP] = int(rules.short_hand_chip)
     values = np.zeros(52, np.int64)
     for c in range(52):
         rank = c % 13 + 1
@@ -144,14 +152,14 @@ def rule_arrays(rules: Rules) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.nd
     return params, np.array(line, np.int64), np.array(pos_of, np.int64), values
 
 
-POLICIES = {"random": core.POLICY_RANDOM, "greedy": core.POLICY_GREEDY,
-            "epsilon": core.POLICY_EPSILON, "sensible": core.POLICY_SENSIBLE,
-            "strong": core.POLICY_STRONG, "expert": core.POLICY_EXPERT}
+POLICIES = {"random": codes.POLICY_RANDOM, "greedy": codes.POLICY_GREEDY,
+            "epsilon": codes.POLICY_EPSILON, "sensible": codes.POLICY_SENSIBLE,
+            "strong": codes.POLICY_STRONG, "expert": codes.POLICY_EXPERT}
 
 # The heuristic policies' weights, one row per policy code: own cards freed, the others'
 # cards freed, card points when an opponent is down to two cards, random tie-break noise,
 # and (hoarding) how far below zero the best card's score must lie before a seat whose
-# token it already is takes it again instead of playing (core._hoard_pick; set so that each
+# token it already is takes it again instead of playing (policies._hoard_pick; set so that each
 # row hoards about as rarely as the expert bot does in the same positions, 1-4% of them, and
 # agrees with it in 97-98% of them, tests/test_kernel_policy.py).
 # "greedy" (and "epsilon") count own cards twice the others'; "sensible" has the proportions
@@ -226,7 +234,7 @@ def stock_size(rules: Rules) -> int:
     """Cards in the stock at the start of a stock game (V13): 17 with a card laid out, else 18."""
     if not rules.stock:
         return 0
-    return core.STOCK_SIZE if rules.laid_out is not None else core.STOCK_MAX
+    return codes.STOCK_SIZE if rules.laid_out is not None else codes.STOCK_MAX
 
 
 def _card_id(text: str) -> int:
@@ -237,7 +245,7 @@ def _card_id(text: str) -> int:
 
 def derive_seed(seed: int, i: int) -> int:
     """The seed of deal ``i`` of a run seeded with ``seed`` (a 63-bit integer)."""
-    return int(core.derive_seed(np.uint64(seed & M64), np.uint64(i & M64)))
+    return int(bits.derive_seed(np.uint64(seed & M64), np.uint64(i & M64)))
 
 
 @dataclass
@@ -377,10 +385,10 @@ def play_deals(rules: Rules, players: int, seed: int, count: int, start: int = 0
         stocks = np.zeros((count, stock_size(rules)), np.int64)
         moves = np.zeros((count if record else 1, room if record else 1), np.int16)
         nmoves = np.zeros(count if record else 1, np.int64)
-        core.run_deals(np.uint64(seed & M64), start, count, n, first_dealer, params, line,
+        deals.run_deals(np.uint64(seed & M64), start, count, n, first_dealer, params, line,
                        pos_of, values, cp, tp, pen, chips, total, winners, ends, holders, dealt,
                        stocks, moves, nmoves, record, pol, behind, WEIGHTS)
-        if not (ends == core.END_BROKEN).any():
+        if not (ends == codes.END_BROKEN).any():
             break
         if room >= bound:  # pragma: no cover - max_moves is a true bound
             raise RuntimeError("a kernel deal ran out of room for its moves")
@@ -509,7 +517,7 @@ def rollout_values(hands: Any, lo: Sequence[int], hi: Sequence[int], to_move: in
     ``wins`` (float, n): if given, set to each seat's share of playouts it won (went out).
     ``lookahead``: ``(seat, depth, tries, win_bonus)``: that seat's first ``depth`` choices
     in each playout are searched, each option played out ``tries`` times in the same deal
-    (:func:`core.rollouts_lookahead`).
+    (:func:`rollouts.rollouts_lookahead`).
     """
     rules = rules or Rules()
     h = np.asarray(hands, dtype=np.uint64)
@@ -526,11 +534,11 @@ def rollout_values(hands: Any, lo: Sequence[int], hi: Sequence[int], to_move: in
     if not 0 <= to_move < n:
         raise ValueError(f"to_move={to_move} is not a seat")
     params, line, pos_of, values = rule_arrays(rules)
-    aux = np.zeros(core.N_AUX, np.int64)
-    aux[core.AUX_HOLDER] = -1 if token_holder is None else int(token_holder)
-    aux[core.AUX_STALL] = int(stall)
-    aux[core.AUX_POT] = int(pot)
-    aux[core.AUX_START] = int(start_rank)
+    aux = np.zeros(codes.N_AUX, np.int64)
+    aux[codes.AUX_HOLDER] = -1 if token_holder is None else int(token_holder)
+    aux[codes.AUX_STALL] = int(stall)
+    aux[codes.AUX_POT] = int(pot)
+    aux[codes.AUX_START] = int(start_rank)
 
     def per_seat(x: Sequence[int] | None, default: int) -> np.ndarray:
         return np.array(list(x) if x is not None else [default] * n, np.int64)
@@ -548,9 +556,9 @@ def rollout_values(hands: Any, lo: Sequence[int], hi: Sequence[int], to_move: in
         me, depth, tries, bonus = lookahead
         if not 0 <= me < n or tries < 1:
             raise ValueError(f"lookahead={lookahead!r}: needs a seat and at least one try")
-        core.rollouts_lookahead(*args, int(me), int(depth), int(tries), float(bonus))
+        rollouts.rollouts_lookahead(*args, int(me), int(depth), int(tries), float(bonus))
     else:
-        core.rollouts(*args)
+        rollouts.rollouts(*args)
     if wins is not None:
         wins[:] = won / n_rollouts
     return out / n_rollouts

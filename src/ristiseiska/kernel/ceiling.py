@@ -29,18 +29,9 @@ import numpy as np
 from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from .core import (
-    FAIL_TOKEN,
-    P_EXTRA_MOVE,
-    P_FAILURE,
-    P_MULTI,
-    P_OPENING,
-    P_STALL,
-    P_TOKEN_VALUE,
-    mix64,
-    popcount,
-    suit_fits,
-)
+from .bits import mix64, popcount
+from .codes import FAIL_TOKEN, P_EXTRA_MOVE, P_FAILURE, P_MULTI, P_OPENING, P_STALL, P_TOKEN_VALUE
+from .fits import suit_fits
 
 _ONE = np.uint64(1)
 _ZERO = np.uint64(0)

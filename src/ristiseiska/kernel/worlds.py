@@ -15,7 +15,7 @@ import math
 import numpy as np
 from numba import njit
 
-from .core import _ONE, _ZERO, below, kth_bit, mix64, popcount
+from .bits import _ONE, _ZERO, below, kth_bit, mix64, popcount
 
 
 @njit(cache=True)

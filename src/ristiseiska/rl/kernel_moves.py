@@ -4,7 +4,8 @@
 made outside the kernel's own step: the vector environment plays its kernel-policy seats this
 way when a ``"neural"`` opponent sits at the table, so that it sees (and tracks the public
 knowledge of) every move. The same choice as the kernel's step makes for that seat, from the
-row's own random stream (the card to give when asked and hoarding included: ``vecenv._choose``).
+row's own random stream (the card to give when asked and hoarding included:
+``vecrows.choose_action``).
 Numba's disk cache of this module does not notice a change of the functions it inlines from
 ``kernel/``: after editing them, delete the ``__pycache__`` folders or touch this file."""
 
@@ -14,7 +15,7 @@ import numpy as np
 from numba import njit
 
 from ..kernel import WEIGHTS
-from ..kernel.vecenv import _choose, _playable
+from ..kernel.vecrows import choose_action, row_playable
 
 
 @njit(cache=True)
@@ -22,9 +23,9 @@ def _kernel_actions(rows, pols, n, st, hands, lines, poss, params, rng, behind, 
                     mask, out):
     for j in range(rows.shape[0]):
         i = rows[j]
-        playable = _playable(st, i, params, lines[i])
-        out[j] = _choose(i, n, pols[j], st, hands, playable, rng, behind, values, weights,
-                         mask[i], poss, params)
+        playable = row_playable(st, i, params, lines[i])
+        out[j] = choose_action(i, n, pols[j], st, hands, playable, rng, behind, values,
+                               weights, mask[i], poss, params)
 
 
 def kernel_actions(vec, rows: np.ndarray, policy: int) -> np.ndarray:

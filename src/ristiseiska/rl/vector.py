@@ -45,7 +45,8 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from ..kernel import policy_array, unsupported
-from ..kernel.vecenv import C_DEAL, VecEnv, obs_size
+from ..kernel.vecenv import VecEnv
+from ..kernel.vecrows import C_DEAL, obs_size
 from .common import ILLEGAL_REWARD, check_reward, resolve_rules
 from .kernel_moves import kernel_actions
 

@@ -77,8 +77,8 @@ class Playouts:
         of one deal) with the hands ``hands`` (one row of seat masks per row) and each seat's
         known-absent cards ``voids`` (seats × 52, alike in every row). Call :meth:`ready`
         once every row is set."""
-        from ..kernel import core
-        from ..kernel.vecenv import C_AUX, C_DONE, C_HI, C_LO, C_MORE, C_RECV, C_SEAT
+        from ..kernel import codes
+        from ..kernel.vecrows import C_AUX, C_DONE, C_HI, C_LO, C_MORE, C_RECV, C_SEAT
 
         e = self.env
         e.hands[rows] = hands
@@ -87,14 +87,14 @@ class Playouts:
         st[rows, C_MORE] = int(bool(pos["more"]))
         st[rows, C_RECV] = -1 if pos["receiver"] is None else int(pos["receiver"])
         st[rows, C_DONE] = 0
-        st[rows, C_AUX:C_AUX + core.N_AUX] = 0
+        st[rows, C_AUX:C_AUX + codes.N_AUX] = 0
         holder = pos["token_holder"]
-        st[rows, C_AUX + core.AUX_HOLDER] = -1 if holder is None else int(holder)
-        st[rows, C_AUX + core.AUX_STALL] = int(pos["stall"])
-        st[rows, C_AUX + core.AUX_POT] = int(pos["pot"])
-        st[rows, C_AUX + core.AUX_STOCK] = e.stock_len - len(pos["stock"])
+        st[rows, C_AUX + codes.AUX_HOLDER] = -1 if holder is None else int(holder)
+        st[rows, C_AUX + codes.AUX_STALL] = int(pos["stall"])
+        st[rows, C_AUX + codes.AUX_POT] = int(pos["pot"])
+        st[rows, C_AUX + codes.AUX_STOCK] = e.stock_len - len(pos["stock"])
         start = int(pos["start_rank"])
-        st[rows, C_AUX + core.AUX_START] = start
+        st[rows, C_AUX + codes.AUX_START] = start
         st[rows, C_LO:C_LO + 4] = np.asarray(pos["lo"], np.int64)[None, :]
         st[rows, C_HI:C_HI + 4] = np.asarray(pos["hi"], np.int64)[None, :]
         line, poss = e.line0.copy(), e.pos0.copy()
