@@ -26,6 +26,12 @@ Elsewhere the rollout policy is ``rollout``: ``"random"``, ``"greedy"`` or ``"sm
 playouts on the engine) or any callable ``policy(game, legal, rng) -> Move``, and the bot
 maximises wins plus a small share for few points.
 
+With ``exact=N`` (``master-epimc``), late in a deal and while every opponent is read as a
+random player, the sampled deals are solved exactly instead of played out (the first at most
+N positions left), and with ``pooled`` the bot's next choice is kept on what it would know,
+one choice for all the worlds that look alike to it (extended PIMC;
+:mod:`ristiseiska.search.exact`); the expert's judgement is not added to those values.
+
 The sampling, the weighting, the playouts and the values over the sampled deals live in
 :mod:`ristiseiska.search`; this module is the bot on top: its budget, the expert's judgement
 added to the search's values, and the choice.
