@@ -12,7 +12,7 @@ simple heuristic), ``expert`` (rule-based on the strategy notes), ``neural`` (th
 by self-play, ``ristiseiska train``, shipped in the package: no search, a few milliseconds a
 move), ``master`` (determinized search; options ``iterations`` and ``time_limit``). Picked by
 name only: ``master-neural`` searches on top of the network, ``master-classic`` is the classic
-``master`` under a fixed name, and ``policy`` (it needs ``path=``, a policy file trained by
+``master`` under a fixed name, ``master-epimc`` adds exact late-deal leaves (extended PIMC), and ``policy`` (it needs ``path=``, a policy file trained by
 ``python -m ristiseiska.rl.train``) plays a learned linear policy. A bot receives only its seat's view and returns one of
 ``view.legal_moves``; the same seed and view always give the same move.
 """
@@ -24,7 +24,7 @@ from typing import Any
 from ..moves import Move
 from .base import Bot
 from .expert import BasicBot, ExpertBot
-from .master import ClassicMasterBot, MasterBot
+from .master import ClassicMasterBot, EpimcMasterBot, MasterBot
 from .neural import NeuralBot, NeuralMasterBot
 from .policy import PolicyBot
 from .reasons import render
@@ -38,6 +38,7 @@ BOTS: dict[str, type[Bot]] = {
     "neural": NeuralBot,
     "master-neural": NeuralMasterBot,
     "master-classic": ClassicMasterBot,
+    "master-epimc": EpimcMasterBot,
     "policy": PolicyBot,  # a trained policy from a file (path=...): not a level to pick
 }
 # the levels offered in the games' menus, weakest first (master-neural and master-classic are

@@ -26,6 +26,12 @@ Elsewhere the rollout policy is ``rollout``: ``"random"``, ``"greedy"`` or ``"sm
 playouts on the engine) or any callable ``policy(game, legal, rng) -> Move``, and the bot
 maximises wins plus a small share for few points.
 
+With ``exact=N`` (``master-epimc``), late in a deal and while every opponent is read as a
+random player, the sampled deals are solved exactly instead of played out (the first at most
+N positions left), and with ``pooled`` the bot's next choice is kept on what it would know,
+one choice for all the worlds that look alike to it (extended PIMC;
+:mod:`ristiseiska.search.exact`); the expert's judgement is not added to those values.
+
 The sampling, the weighting, the playouts and the values over the sampled deals live in
 :mod:`ristiseiska.search`; this module is the bot on top: its budget, the expert's judgement
 added to the search's values, and the choice.
@@ -46,9 +52,11 @@ from ..search import (
     DEFAULT_BETA,
     DEFAULT_OVERSAMPLE,
     POLICIES,
+    ExactTable,
     Policy,
     Sampler,
     check_policies,
+    exact_values,
     kernel_values,
     rollout,
 )
@@ -66,6 +74,12 @@ DEFAULT_ROLLOUTS = 4
 DEFAULT_LOOKAHEAD = 2
 DEFAULT_TRIES = 4
 DEFAULT_TIME_LIMIT = 2.0
+# ``exact=N``: late in a deal, while every opponent is read as a random player, solve up to
+# ``exact_worlds`` of the sampled deals exactly (the first at most N positions left, the others
+# at most twice that) instead of playing them out; ``pooled=1`` keeps the bot's next choice on
+# what it would know (extended PIMC; ristiseiska.search.exact). ``master-epimc`` turns both on.
+DEFAULT_EXACT_WORLDS = 100
+EPIMC_EXACT = 4000
 DEFAULT_PRIOR = 1.0  # weight of the expert's judgement added to the kernel's (points) values
 DEFAULT_OWN = "greedy"  # the kernel playout policy of the searching seat's later moves
 DEFAULT_OPP = "auto"  # ... and of the opponents (a model of how they play)
@@ -110,6 +124,8 @@ class MasterBot(Bot):
     kernel_iterations = DEFAULT_KERNEL_ITERATIONS
     default_rollouts = DEFAULT_ROLLOUTS
     default_lookahead = DEFAULT_LOOKAHEAD
+    default_exact = 0  # exact leaves off (master-epimc turns them on)
+    default_pooled = False
 
     def __init__(self, seed: int | None = None, iterations: int | None = None,
                  time_limit: float | None = DEFAULT_TIME_LIMIT,
@@ -118,8 +134,20 @@ class MasterBot(Bot):
                  oversample: int = DEFAULT_OVERSAMPLE, own: str = DEFAULT_OWN, opp: str = DEFAULT_OPP,
                  win_bonus: float = DEFAULT_WIN_BONUS, learned: bool | int = False,
                  lookahead: int | None = None, tries: int = DEFAULT_TRIES,
-                 **options: Any) -> None:
+                 exact: int | None = None, pooled: bool | int | None = None,
+                 exact_worlds: int = DEFAULT_EXACT_WORLDS, **options: Any) -> None:
         super().__init__(seed, **options)
+        if exact is None:
+            exact = self.default_exact
+        if pooled is None:
+            pooled = self.default_pooled
+        for label, x, least in (("exact", exact, 0), ("exact_worlds", exact_worlds, 1)):
+            if not isinstance(x, int) or isinstance(x, bool) or x < least:
+                raise ValueError(f"{label} must be an integer ≥ {least}, not {x!r}")
+        if pooled not in (0, 1) or isinstance(pooled, float):
+            raise ValueError(f"pooled must be 0 or 1 (false or true), not {pooled!r}")
+        self.exact, self.exact_worlds, self.pooled = exact, exact_worlds, bool(pooled)
+        self._exact_table = ExactTable()
         if lookahead is None:
             lookahead = self.default_lookahead
         if rollouts is None:
@@ -172,6 +200,10 @@ class MasterBot(Bot):
             k = _kernel()
             if k is not None:
                 k.warm_up()  # compile or load the kernel now, not during the first move
+                if self.exact:
+                    from ..search.exact import warm_up
+
+                    warm_up()  # ... and the exact leaves
                 if self.learned:
                     from ..kernel import vecenv
 
@@ -192,7 +224,7 @@ class MasterBot(Bot):
             stats = self.search(view, legal)
         values = list(stats["value"])
         prior = self.prior * (prior_scale(view.rules) if self.scale_prior else 1.0)
-        if kernel is not None and prior and not stats.get("learned"):
+        if kernel is not None and prior and not stats.get("learned") and not stats.get("exact"):
             # Random playouts misjudge blocking play; the expert's score (its unit is about
             # one freed card) keeps the search from moves a sound player would not make.
             scores = {m: s for s, m, _ in self._expert.score_moves(Features(view), tuple(legal))}
@@ -303,6 +335,18 @@ class MasterBot(Bot):
         policy = self._playout_policy(n, me)
         if self._learned_applies(view):
             return self._search_learned(view, legal, masks, rng, start, policy)
+        if self.exact and all(p == "random" for s, p in enumerate(policy) if s != me):
+            ex = exact_values(view, legal, masks, bound=self.exact, worlds=self.exact_worlds,
+                              pooled=self.pooled, win_bonus=self.win_bonus,
+                              table=self._exact_table)
+            if ex is not None:
+                self.last_stats = {
+                    "worlds": ex["worlds"], "seconds": time.perf_counter() - start,
+                    "moves": [str(m) for m in legal], "value": ex["value"],
+                    "wins": [0] * len(legal), "points": ex["points"], "exact": True,
+                    "states": ex["states"],
+                }
+                return self.last_stats
         pts, wins = kernel_values(view, legal, masks, rng, policy=policy, rollouts=self.rollouts,
                                   lookahead=(me, self.lookahead, self.tries, self.win_bonus))
         values = [float(-(p - self.win_bonus * w)) for p, w in zip(pts[:, 0], wins[:, 0],
@@ -393,6 +437,16 @@ class ClassicMasterBot(MasterBot):
     def __init__(self, seed: int | None = None, learned: bool | int = False,
                  **options: Any) -> None:
         super().__init__(seed, learned=learned, **options)
+
+
+class EpimcMasterBot(MasterBot):
+    """``master-epimc``: the master with exact leaves late in a deal against players it reads
+    as random, its next choice pooled over the worlds that look alike to it (extended PIMC;
+    :mod:`ristiseiska.search.exact`; measured in docs/strength.md)."""
+
+    name = "master-epimc"
+    default_exact = EPIMC_EXACT
+    default_pooled = True
 
 
 def _kernel() -> Any:

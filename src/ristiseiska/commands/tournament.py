@@ -17,7 +17,7 @@ DESCRIPTION = (
 )
 
 # the bots whose thinking needs the compiled kernel (and the network's environment)
-KERNEL_BOTS = frozenset({"master", "master-neural", "master-classic", "neural"})
+KERNEL_BOTS = frozenset({"master", "master-neural", "master-classic", "master-epimc", "neural"})
 NEURAL_BOTS = frozenset({"master-neural", "neural"})
 
 

@@ -225,10 +225,17 @@ def _grow(tab, stride):
 
 
 @njit(inline="always")
-def _add(acc, d, n, seat, v):
-    """Fold a child's values into node ``d`` (its chooser ``seat``)."""
+def _add(acc, d, n, seat, v, joint):
+    """Fold a child's values into node ``d`` (its chooser ``seat``). ``joint`` < 0: the
+    chooser's two values each by their own best option; otherwise both from the one option
+    with the greatest ``joint * win - points``."""
     for u in range(n):
         if u == seat:  # this seat chooses here: its best option
+            if joint >= 0.0:
+                if joint * v[u] - v[n + u] > joint * acc[d, u] - acc[d, n + u]:
+                    acc[d, u] = v[u]
+                    acc[d, n + u] = v[n + u]
+                continue
             if v[u] > acc[d, u]:
                 acc[d, u] = v[u]
             if v[n + u] < acc[d, n + u]:
@@ -248,7 +255,7 @@ def _open_frame(acc, d, n, seat):
 
 @njit(cache=True)
 def solve(hands, n, played, seat, more, holder, stall, lo0, hi0, params, line, pos_of, values,
-          tab):
+          tab, limit=0, joint=-1.0):
     """The exact values of a position for every seat as the chooser against random seats.
 
     ``hands``: each seat's cards now (uint64 masks; every card not in ``played``, the cards on
@@ -258,7 +265,11 @@ def solve(hands, n, played, seat, more, holder, stall, lo0, hi0, params, line, p
     transposition table (:func:`table_words`; cleared here, doubled when half full). Returns
     ``(values, states, tab)``: ``values[0:n]`` the best win probability of each seat,
     ``values[n:2n]`` each seat's least expected points (each seat choosing alone, the others
-    random); ``states``: the positions solved."""
+    random); ``states``: the positions solved. ``limit`` > 0: give up once more positions
+    than that would be solved (``states`` -1, the values and the table meaningless).
+    ``joint`` ≥ 0: each chooser plays for the one objective ``joint * win - points`` (both
+    values then come from that play; the search's leaves, :mod:`.epimc`). After a full solve
+    every position below the root is in ``tab`` (:func:`lookup`)."""
     w = 2 * n
     stride = 2 + w
     out = np.zeros(w, np.float64)
@@ -335,7 +346,7 @@ def solve(hands, n, played, seat, more, holder, stall, lo0, hi0, params, line, p
             if d < 0:
                 out[:] = v
                 return out, count, tab
-            _add(f_acc, d, n, f_seat[d], v)
+            _add(f_acc, d, n, f_seat[d], v, joint)
             continue
         clo[:] = f_lo[d, :]
         chi[:] = f_hi[d, :]
@@ -345,15 +356,17 @@ def solve(hands, n, played, seat, more, holder, stall, lo0, hi0, params, line, p
             cfits, params, line, pos_of, card)
         if st != S_CHOICE:
             _terminal(hands, n, st, c_played, winner, c_holder, params, values, v)
-            _add(f_acc, d, n, f_seat[d], v)
+            _add(f_acc, d, n, f_seat[d], v, joint)
             continue
         key = _key(c_played, c_seat, c_more, c_holder, c_stall, use_stall)
         r = _find(tab, stride, key)
         if tab[r + 1] != _FREE:
             for j in range(w):
                 v[j] = tabf[r + 2 + j]
-            _add(f_acc, d, n, f_seat[d], v)
+            _add(f_acc, d, n, f_seat[d], v, joint)
             continue
+        if limit > 0 and count >= limit:  # over the bound: give up
+            return out, -1, tab
         if 2 * (count + 1) > tab.shape[0] // stride:  # grow; the open positions move
             tab = _grow(tab, stride)
             tabf = tab.view(np.float32)
@@ -381,3 +394,23 @@ def solve(hands, n, played, seat, more, holder, stall, lo0, hi0, params, line, p
         f_nopt[d] = popcount(opts) + (1 if c_more else 0)
         f_key[d] = key
         _open_frame(f_acc, d, n, c_seat)
+
+
+@njit(cache=True)
+def lookup(tab, n, key, out):
+    """The values of the position ``key`` (:func:`position_key`) from a table :func:`solve`
+    filled (``out[0:2n]``, in place); False if it is not there."""
+    stride = 2 + 2 * n
+    r = _find(tab, stride, key)
+    if tab[r + 1] == _FREE:
+        return False
+    tabf = tab.view(np.float32)
+    for j in range(2 * n):
+        out[j] = tabf[r + 2 + j]
+    return True
+
+
+@njit(inline="always")
+def position_key(played, seat, more, holder, stall, params, n):
+    """A position's key in :func:`solve`'s table."""
+    return _key(played, seat, more, holder, stall, params[P_STALL] <= n)

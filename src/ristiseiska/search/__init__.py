@@ -20,6 +20,8 @@ The public interface:
 - :func:`kernel_values`: every legal move's mean points and chance of going out first over the
   sampled deals, by the compiled kernel's playouts (with the searching seat's next choices
   searched inside them: ``lookahead``).
+- :func:`exact_values` (with an :class:`ExactTable`): the moves' values by exact leaves late in
+  a deal, the seat's next choice optionally pooled over the worlds (extended PIMC).
 - Python playouts for the rule sets outside the kernel: :func:`rollout` with a
   :data:`Policy` (:data:`POLICIES`: ``random_policy``, ``greedy_policy``, ``smart_policy``).
 - :mod:`ristiseiska.search.network` (imported on its own: it loads the learned network's code):
@@ -52,6 +54,7 @@ the kernel; the bots, the analysis and the puzzles use the search, by these name
 
 from __future__ import annotations
 
+from .exact import ExactTable, exact_values
 from .playouts import POLICIES, Policy, greedy_policy, random_policy, rollout, smart_policy
 from .values import kernel_values
 from .worlds import (
@@ -67,7 +70,7 @@ from .worlds import (
 )
 
 __all__ = [
-    "DEFAULT_BETA", "DEFAULT_OVERSAMPLE", "FULL_MASK", "KERNEL_POLICIES", "POLICIES", "Policy",
+    "DEFAULT_BETA", "DEFAULT_OVERSAMPLE", "ExactTable", "FULL_MASK", "KERNEL_POLICIES", "POLICIES", "Policy",
     "Sampler", "behind_masks", "check_policies", "game_of_world", "greedy_policy",
-    "kernel_values", "random_policy", "rollout", "smart_policy", "worlds_after",
+    "exact_values", "kernel_values", "random_policy", "rollout", "smart_policy", "worlds_after",
 ]
