@@ -35,6 +35,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from ..kernel_rules import FAILURES, HOARDS
+from ..kernel_rules import unsupported as kernel_unsupported
 from ..moves import Move
 from ..rules import Rules
 from ..table import held_back
@@ -60,10 +62,6 @@ NUM_ACTIONS = 110
 A_STOP, A_TOKEN, A_GIVE = 52, 53, 58
 _SIMPLE = {"stop": 52, "token": 53, "pass": 54, "chip": 55, "ask": 56, "draw": 57}
 PHASES = ("turn", "more", "give")
-# the compiled kernel's rule codes (ristiseiska.kernel.core), which the rules block one-hots
-_FAILURES = {"pass": 0, "token": 1, "ask": 2, "chip": 3}
-_HOARDS = {"none": 0, "sevens-sixes-eights": 1, "all-but-sevens": 2, "any-with-penalty": 3}
-_ORDERS = ("low-first", "high-first", "both")
 ALL52 = (1 << 52) - 1
 
 
@@ -75,23 +73,9 @@ def unsupported(rules: Rules, players: int) -> str | None:
     """Why the network cannot play these rules at ``players`` (``None``: it can) — the words of
     :func:`ristiseiska.learn.features.supported` (the compiled kernel's limits, then 3–6
     players)."""
-    checks = [
-        (rules.decks == 1, "two decks"),
-        (rules.jokers == 0, "jokers"),
-        (rules.ace in ("low", "high"), f"ace={rules.ace}"),
-        (rules.end == "first-out", f"end={rules.end}"),
-        (rules.failure in _FAILURES, f"failure={rules.failure}"),
-        (rules.hoarding in _HOARDS, f"hoarding={rules.hoarding}"),
-        (rules.order in _ORDERS, f"order={rules.order}"),
-        (rules.card_values in ("ace14", "ace1", "one"), f"card_values={rules.card_values}"),
-    ]
-    for ok, what in checks:
-        if not ok:
-            return f"the kernel does not play {what}"
-    if not 2 <= players <= 8:
-        return f"the kernel plays 2–8 players, not {players}"
-    if not rules.min_players <= players <= rules.max_players:
-        return f"these rules are for {rules.min_players}–{rules.max_players} players, not {players}"
+    why = kernel_unsupported(rules, players)
+    if why is not None:
+        return why
     if not MIN_PLAYERS <= players <= MAX_PLAYERS:
         return f"the network plays 3–6 players, not {players}"
     return None
@@ -221,8 +205,8 @@ def _rule_features(rules: Rules, players: int) -> tuple[tuple[int, float], ...]:
     """The nonzero values of the rules block (:func:`ristiseiska.learn.features.rules_vector`)."""
     v = [0.0] * 24
     v[players - MIN_PLAYERS] = 1.0
-    v[4 + _FAILURES[rules.failure]] = 1.0
-    v[8 + _HOARDS[rules.hoarding]] = 1.0
+    v[4 + FAILURES[rules.failure]] = 1.0
+    v[8 + HOARDS[rules.hoarding]] = 1.0
     v[12] = float(rules.extra_move)
     v[13] = float(rules.multi_play)
     v[14] = float(rules.layout == "upward")

@@ -57,6 +57,8 @@ from typing import Any
 import numpy as np
 
 from ..cards import CARDS, sort_key
+from ..kernel_rules import FAILURES, HOARDS, ORDERS
+from ..kernel_rules import unsupported as unsupported
 from ..rules import PRESETS, Rules
 from ..table import held_back
 from . import (
@@ -68,39 +70,13 @@ from . import (
 )
 from .codes import ASK, CHIP, DRAW, GIVE, PASS, SEAT_SHIFT, STOP, TOKEN
 
-_ORDERS = {"low-first": codes.ORDER_LOW_FIRST, "high-first": codes.ORDER_HIGH_FIRST,
-           "both": codes.ORDER_BOTH}
-_FAILURES = {"pass": codes.FAIL_PASS, "token": codes.FAIL_TOKEN, "ask": codes.FAIL_ASK,
-             "chip": codes.FAIL_CHIP}
-_HOARDS = {"none": codes.HOARD_NONE, "sevens-sixes-eights": codes.HOARD_678,
-           "all-but-sevens": codes.HOARD_NOT_7, "any-with-penalty": codes.HOARD_ANY}
+# the option codes and the question "does the kernel play these rules?" live in plain Python
+# (kernel_rules.py), which the offline app can load without numba
+_ORDERS, _FAILURES, _HOARDS = ORDERS, FAILURES, HOARDS
 _ENDS = ("out", "stall", "broken")
 _NOTATION = [CARDS[c].notation() for c in range(52)]
 _HAND_ORDER = sorted(range(52), key=lambda c: sort_key(CARDS[c]))  # as records sort hands
 M64 = (1 << 64) - 1
-
-
-def unsupported(rules: Rules, players: int | None = None) -> str | None:
-    """Why the kernel cannot play these rules (one phrase), or ``None`` if it can."""
-    checks = [
-        (rules.decks == 1, "two decks"),
-        (rules.jokers == 0, "jokers"),
-        (rules.ace in ("low", "high"), f"ace={rules.ace}"),
-        (rules.end == "first-out", f"end={rules.end}"),
-        (rules.failure in _FAILURES, f"failure={rules.failure}"),
-        (rules.hoarding in _HOARDS, f"hoarding={rules.hoarding}"),
-        (rules.order in _ORDERS, f"order={rules.order}"),
-        (rules.card_values in ("ace14", "ace1", "one"), f"card_values={rules.card_values}"),
-    ]
-    for ok, what in checks:
-        if not ok:
-            return f"the kernel does not play {what}"
-    if players is not None:
-        if not 2 <= players <= 8:
-            return f"the kernel plays 2–8 players, not {players}"
-        if not rules.min_players <= players <= rules.max_players:
-            return f"these rules are for {rules.min_players}–{rules.max_players} players, not {players}"
-    return None
 
 
 def _line(rules: Rules) -> list[int]:

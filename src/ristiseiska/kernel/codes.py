@@ -15,6 +15,14 @@ the first-round pass), ``chips`` (chips paid; with token rules and ``P_TOKEN_MOD
 the fines taken, V18) and ``pens`` (hoarding penalties).
 """
 
+# the rule options' codes have one home, kernel_rules.py, which the offline app reads without
+# numba; numba freezes them from here as from any global
+from .. import kernel_rules as _kr
+
+ORDER_LOW_FIRST, ORDER_HIGH_FIRST, ORDER_BOTH = _kr.ORDER_LOW_FIRST, _kr.ORDER_HIGH_FIRST, _kr.ORDER_BOTH
+FAIL_PASS, FAIL_TOKEN, FAIL_ASK, FAIL_CHIP = _kr.FAIL_PASS, _kr.FAIL_TOKEN, _kr.FAIL_ASK, _kr.FAIL_CHIP
+HOARD_NONE, HOARD_678, HOARD_NOT_7, HOARD_ANY = _kr.HOARD_NONE, _kr.HOARD_678, _kr.HOARD_NOT_7, _kr.HOARD_ANY
+
 # params layout
 P_TOKEN_VALUE = 0
 P_EXTRA_MOVE = 1  # 1: after a closing card the player may play one more card or stop
@@ -40,9 +48,6 @@ STOCK_MAX = 18
 STOCK_HAND = 17
 FULL = (1 << 52) - 1
 
-ORDER_LOW_FIRST, ORDER_HIGH_FIRST, ORDER_BOTH = 0, 1, 2
-FAIL_PASS, FAIL_TOKEN, FAIL_ASK, FAIL_CHIP = 0, 1, 2, 3
-HOARD_NONE, HOARD_678, HOARD_NOT_7, HOARD_ANY = 0, 1, 2, 3
 TOKEN_OBJECT, TOKEN_PER_MISS = 0, 1
 
 # Move codes in the move list: 0..51 play that card; GIVE + card: give that card (asking);

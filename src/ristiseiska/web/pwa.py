@@ -59,7 +59,7 @@ WORKER_CSP = CSP.replace("script-src 'self'", "script-src 'self' 'wasm-unsafe-ev
 # which need numpy and numba).
 ENGINE_MODULES = [
     "__init__.py", "cards.py", "rules.py", "table.py", "game.py", "state.py", "legal.py",
-    "refusals.py", "dealing.py", "match.py", "record.py",
+    "refusals.py", "dealing.py", "kernel_rules.py", "match.py", "record.py",
     "view.py", "moves.py", "scoring.py", "fair.py", "explain.py", "offline.py",
     "i18n/__init__.py", "i18n/grammar.py",
     "bots/base.py", "bots/cardtypes.py", "bots/expert.py", "bots/history.py", "bots/knowledge.py",
