@@ -26,9 +26,10 @@ import numpy as np
 from ..moves import Move
 from .base import Bot, Reason, legal_of
 from .expert import ExpertBot
+from .neural_plain import NetworkPlay
 
 
-class NeuralBot(Bot):
+class NeuralBot(NetworkPlay):
     name = "neural"
 
     def __init__(self, seed: int | None = None, path: str | None = None, **options: Any) -> None:
@@ -47,11 +48,6 @@ class NeuralBot(Bot):
         from .. import kernel  # noqa: F401
         from ..learn import dmc, features  # noqa: F401
         from ..rl import encoding  # noqa: F401
-
-    def fallback_bot(self) -> ExpertBot:
-        if self._fallback is None:
-            self._fallback = ExpertBot(seed=self.seed)
-        return self._fallback
 
     def unsupported(self, view: Any) -> str | None:
         """Why the network does not play this view's rules (``None``: it does)."""
@@ -72,18 +68,6 @@ class NeuralBot(Bot):
         q = self.net.q(X, F.action_phi(obs, view.players, view.rules))[0]
         ids = [enc.move_to_action(m) for m in legal]
         return legal, q[ids].astype(np.float64)
-
-    def decide(self, view: Any) -> tuple[Move, Reason]:
-        why = self.unsupported(view)
-        if why is not None:
-            move, reason = self.fallback_bot().decide(view)
-            return move, ("neural_fallback", {"base": reason, "why": why})
-        legal = list(legal_of(view))
-        if len(legal) == 1:
-            return self.fallback_bot().decide(view)
-        legal, q = self.action_values(view)
-        k = int(np.argmax(q))
-        return legal[k], ("neural", {"move": str(legal[k])})
 
 
 class NeuralMasterBot(Bot):

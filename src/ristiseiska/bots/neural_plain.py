@@ -361,32 +361,23 @@ def action_id(move: Move) -> int:
     return _SIMPLE[move.kind]
 
 
-class PlainNeuralBot(Bot):
-    name = "neural"
+class NetworkPlay(Bot):
+    """How a network bot decides, one home for the numpy bot (``bots/neural.py``) and this one:
+    the expert's move where the network does not play the rules (reason ``neural_fallback``) or
+    where there is one legal move, else the move of highest value (the first of equal ones)."""
 
-    def __init__(self, seed: int | None = None, path: str | None = None, **options: Any) -> None:
-        super().__init__(seed=seed, **options)
-        self.net = load(str(path) if path is not None else str(WEIGHTS))
-        if self.net.meta.get("role") == "value":
-            raise WeightsError(f"{path!r} is the value network of a PPO run, not a policy")
-        self._fallback: ExpertBot | None = None
+    _fallback: ExpertBot | None = None
+
+    def unsupported(self, view: Any) -> str | None:
+        raise NotImplementedError
+
+    def action_values(self, view: Any) -> tuple[list[Move], Any]:
+        raise NotImplementedError
 
     def fallback_bot(self) -> ExpertBot:
         if self._fallback is None:
             self._fallback = ExpertBot(seed=self.seed)
         return self._fallback
-
-    def unsupported(self, view: Any) -> str | None:
-        return unsupported(view.rules, view.players)
-
-    def action_values(self, view: Any) -> tuple[list[Move], list[float]]:
-        """The legal moves and the network's value of each (for the seat of ``view``)."""
-        legal = list(legal_of(view))
-        X, hand, unseen, near = features(view)
-        ids = [action_id(m) for m in legal]
-        rules = view.rules
-        return legal, self.net.q(rules, view.players, X, ids,
-                                 [phi(rules, a, hand, unseen, near) for a in ids])
 
     def decide(self, view: Any) -> tuple[Move, Reason]:
         why = self.unsupported(view)
@@ -399,3 +390,26 @@ class PlainNeuralBot(Bot):
         legal, q = self.action_values(view)
         k = max(range(len(q)), key=q.__getitem__)  # the first of equal values, as argmax
         return legal[k], ("neural", {"move": str(legal[k])})
+
+
+class PlainNeuralBot(NetworkPlay):
+    name = "neural"
+
+    def __init__(self, seed: int | None = None, path: str | None = None, **options: Any) -> None:
+        super().__init__(seed=seed, **options)
+        self.net = load(str(path) if path is not None else str(WEIGHTS))
+        if self.net.meta.get("role") == "value":
+            raise WeightsError(f"{path!r} is the value network of a PPO run, not a policy")
+        self._fallback: ExpertBot | None = None
+
+    def unsupported(self, view: Any) -> str | None:
+        return unsupported(view.rules, view.players)
+
+    def action_values(self, view: Any) -> tuple[list[Move], list[float]]:
+        """The legal moves and the network's value of each (for the seat of ``view``)."""
+        legal = list(legal_of(view))
+        X, hand, unseen, near = features(view)
+        ids = [action_id(m) for m in legal]
+        rules = view.rules
+        return legal, self.net.q(rules, view.players, X, ids,
+                                 [phi(rules, a, hand, unseen, near) for a in ids])
