@@ -158,8 +158,11 @@ async def play_deal(page: Any, limit_s: float = 240, hint_note: str | None = Non
             await page.click("button[data-action=hint]")
             await page.wait_for_selector("[data-testid=hint]")
             hint = await page.inner_text("[data-testid=hint]")
-            assert hint_note in hint, hint
-            hint_note = None
+            # with the bots' pause at 0 the hand read above can be the last turn's: a hint for
+            # a turn of one legal move (the page has caught up by now) is asked again later
+            if hint_note in hint or await cards.count() >= 2:
+                assert hint_note in hint, hint
+                hint_note = None
         if not await act_once(page):
             await page.wait_for_timeout(50)
     raise AssertionError("the offline deal did not end in time")
