@@ -153,3 +153,22 @@ async def test_the_terminal_plays_at_once_and_its_log_says_so_once(
     said = t("bots.warming.master", "fi")
     assert log.replace("\n", " ").count(said[:30]) == 1, log
     assert pool_mod.shared_pool()._executor is None  # no process, no compiler
+
+
+def test_the_start_up_message_tells_a_stop_mid_compilation_from_a_fault() -> None:
+    """Stopping the server while the kernel compiles breaks the worker's future: the host is
+    told the server stopped first, not that the master bot failed; a real fault is logged."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    from ristiseiska.web.app import _warm_bots
+
+    for closed, expect, absent in ((True, "stopped before the master bot was ready", "failed"),
+                                   (False, "preparing the master bot failed", "stopped")):
+        pool, kernel, _ = _cold_pool()
+        said: list[str] = []
+        _warm_bots(pool, said.append)
+        if closed:
+            pool.close()
+        kernel.set_exception(BrokenProcessPool("a process was terminated abruptly"))
+        last = said[-1]
+        assert expect in last and absent not in last, said

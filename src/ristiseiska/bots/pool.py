@@ -149,6 +149,12 @@ class BotPool:
         self._warm_neural: concurrent.futures.Future[float] | None = None
         self._waited = False  # a wait for the warm-up (ready(wait=...)) ran out once
 
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` has been called (a warm-up cut short then failed for that
+        reason, not by a fault)."""
+        return self._closed
+
     def _pool(self) -> concurrent.futures.ProcessPoolExecutor:
         with self._lock:
             if self._closed:

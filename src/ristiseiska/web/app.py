@@ -225,7 +225,10 @@ def _warm_bots(pool: BotPool, say: Callable[[str], None]) -> None:
         if fut.cancelled():
             return
         err = fut.exception()
-        if err is not None:
+        if err is not None and pool.closed:  # the server stopped while it was compiling
+            say("ristiseiska: stopped before the master bot was ready (the next start "
+                "prepares it again)")
+        elif err is not None:
             log.error("preparing the master bot failed: %s", err)
             say(f"ristiseiska: preparing the master bot failed: {err}")
         else:
