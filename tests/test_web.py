@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 import warnings
@@ -420,9 +421,21 @@ def test_restart_continues_every_table_exactly(db: str) -> None:
         tokens = {s: claim(c, tid, s) for s in (0, 2)}
         with c.websocket_connect(f"/ws/{tid}") as ws:
             play_first_moves(ws, tokens, 6)  # a few moves by the friends (the bot answers at once)
-        g = live(c, tid).game
-        before = (list(map(str, g.moves)), g.to_move, [list(map(str, g.hand(s))) for s in range(3)],
-                  g.token_holder)
+
+        async def settled(table: Any) -> Any:
+            """The game once the bot has answered: a friend to move, read under the table's
+            lock (a bot's move is pushed, then stored, both under it: a read between the two
+            saw a move that the stop cut off before it was saved or sent to anyone)."""
+            for _ in range(500):
+                async with table.lock:
+                    g = table.game
+                    if g.to_move in tokens:
+                        return (list(map(str, g.moves)), g.to_move,
+                                [list(map(str, g.hand(s))) for s in range(3)], g.token_holder)
+                await asyncio.sleep(0.01)
+            raise AssertionError("the bot did not answer")
+
+        before = c.portal.call(settled, live(c, tid))  # type: ignore[union-attr]
         assert len(before[0]) >= 6
     with TestClient(app_for(db)) as c:
         assert tid not in c.app.state.tables.live  # type: ignore[attr-defined]  # nothing replayed at start-up
