@@ -25,6 +25,7 @@ COMMANDS = {
     "puzzles": "puzzles",
     "train": "train",
     "ceiling": "ceiling",
+    "daily": "daily",
 }
 
 

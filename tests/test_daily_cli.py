@@ -1,0 +1,146 @@
+"""``ristiseiska daily`` end to end (issue 57): a bot plays the person's seat (``--auto``); the
+expert stands in for the master as the reference so that no test waits for the kernel."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from ristiseiska.cli import main
+from ristiseiska.daily import day_of
+from ristiseiska.record import check_record, read_records
+
+ROOT = Path(__file__).resolve().parents[1]
+FAST = ["--reference", "expert"]
+
+
+def _today() -> date:
+    return day_of(datetime.now(UTC))
+
+
+def _run(*args: str, data: Path) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, RISTISEISKA_DATA_DIR=str(data),
+               PYTHONPATH=str(ROOT / "src") + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    return subprocess.run([sys.executable, "-m", "ristiseiska.cli", "daily", *args],
+                          capture_output=True, text=True, env=env, stdin=subprocess.DEVNULL,
+                          timeout=600)
+
+
+def _records(path: Path) -> list[dict]:
+    recs = [rec for _, rec in read_records(path)]
+    assert all(isinstance(r, dict) for r in recs)
+    return recs  # type: ignore[return-value]
+
+
+def test_daily_auto_twice_by_subprocess_second_is_practice(tmp_path):
+    first = _run("--auto", "expert", *FAST, "--lang", "en", data=tmp_path)
+    assert first.returncode == 0, first.stderr
+    out = first.stdout
+    today = _today().isoformat()
+    assert f"Ristiseiska – daily deal {today}" in out
+    assert "Your points:" in out and "The expert in your seat" in out
+    assert "Practice" not in out and "Streak: 1 day, best 1." in out
+    share = out.strip().splitlines()[-1]
+    assert share.startswith(f"Ristiseiska daily deal {today} · ") and "expert" in share
+    assert (tmp_path / "daily-secret").is_file()
+    results = json.loads((tmp_path / "daily-results.json").read_text(encoding="utf-8"))
+    assert [r["date"] for r in results["results"]] == [today]
+
+    second = _run("--auto", "expert", *FAST, "--lang", "en", data=tmp_path)
+    assert second.returncode == 0, second.stderr
+    assert "Practice: you have played today's deal already" in second.stdout
+    again = json.loads((tmp_path / "daily-results.json").read_text(encoding="utf-8"))
+    assert again == results  # the practice try is not counted
+    # the same secret, the same deal and the same bots: the same play, the same result
+    assert second.stdout.splitlines()[:4] == out.splitlines()[:4]
+
+    # the counted try's record checks, hands against the seed included
+    (counted,) = _records(tmp_path / "daily" / "records" / f"{today}-ristiseiska.jsonl")
+    assert check_record(counted, verify_seed=True) is None
+    assert counted["you"] == 0 and counted["daily"] == f"{today}/ristiseiska"
+
+
+def test_show_prints_the_result_and_the_streak(tmp_path, capsys):
+    assert main(["daily", "--show", "--data-dir", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "Et ole vielä pelannut päivän jakoa" in out and "Putki: 0 päivää" in out
+    assert main(["daily", "--auto", "basic", *FAST, "--data-dir", str(tmp_path)]) == 0
+    played = capsys.readouterr().out
+    assert main(["daily", "--show", "--data-dir", str(tmp_path)]) == 0
+    shown = capsys.readouterr().out
+    assert "Pisteesi:" in shown and "Putki: 1 päivä, pisin 1." in shown
+    assert shown.splitlines()[:4] == played.splitlines()[:4]
+    assert shown.strip().splitlines()[-2] == played.strip().splitlines()[-1]  # the share line
+
+
+def test_a_future_day_is_refused(tmp_path, capsys):
+    tomorrow = (_today() + timedelta(days=1)).isoformat()
+    assert main(["daily", "--date", tomorrow, "--auto", "expert", "--data-dir", str(tmp_path)]) == 2
+    assert "is not out yet" in capsys.readouterr().err
+    assert not (tmp_path / "daily").exists()
+
+
+def test_a_past_day_is_practice_and_shows_its_seed(tmp_path, capsys):
+    past = (_today() - timedelta(days=3)).isoformat()
+    argv = ["daily", "--date", past, "--auto", "expert", *FAST, "--data-dir", str(tmp_path),
+            "--lang", "en", "--preset", "sjuan"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "Practice: a past day's deal does not count." in out
+    assert "The day is over: the deal's seed is " in out and "--verify-seed" in out
+    assert "Streak: 0 days in a row" in out
+    assert not (tmp_path / "daily-results.json").exists()
+    path = tmp_path / "daily" / "records" / f"{past}-sjuan-practice.jsonl"
+    (rec,) = _records(path)
+    assert f"seed is {rec['match_seed']}." in out
+    from ristiseiska.commands.replay import _check
+
+    assert _check([str(path)], True) == 0
+    capsys.readouterr()
+
+
+def test_the_secret_file_makes_the_deal(tmp_path, capsys):
+    secret = tmp_path / "shared-secret"
+    for d in ("a", "b"):
+        assert main(["daily", "--auto", "random", *FAST, "--data-dir", str(tmp_path / d),
+                     "--secret-file", str(secret)]) == 0
+    assert len(secret.read_text().strip()) == 64
+    today = _today().isoformat()
+    a, b = (_records(tmp_path / d / "daily" / "records" / f"{today}-ristiseiska.jsonl")[0]
+            for d in ("a", "b"))
+    assert a["hands"] == b["hands"] and a["events"] == b["events"]
+    assert main(["daily", "--auto", "random", *FAST, "--data-dir", str(tmp_path / "c")]) == 0
+    c = _records(tmp_path / "c" / "daily" / "records" / f"{today}-ristiseiska.jsonl")[0]
+    assert c["hands"] != a["hands"]  # another computer's own secret
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize(("setup", "argv", "message"), [
+    (None, ["--preset", "fan-tan", "--auto", "expert"], "no daily deal for rule set 'fan-tan'"),
+    (None, ["--date", "2026-02-30", "--auto", "expert"], "YYYY-MM-DD"),
+    (None, ["--auto", "grandmaster"], "--auto: unknown bot level 'grandmaster'"),
+    (None, ["--reference", "nobody", "--auto", "expert"], "--reference: unknown bot level"),
+    (None, [], "played in a terminal; --auto LEVEL"),
+    ({"daily-secret": "not hex"}, ["--auto", "expert"], "must hold at least 32 hex digits"),
+    ({"daily-results.json": "{"}, ["--show"], "is not valid JSON"),
+    ({"daily-results.json": '{"format": "x"}'}, ["--show"], "is not a ristiseiska-daily-results"),
+    ({"daily-results.json": '{"format": "ristiseiska-daily-results", "results": [{"date": 1}]}'},
+     ["--show"], "result 1 is damaged"),
+])
+def test_bad_input_is_one_clear_line(tmp_path, capsys, monkeypatch, setup, argv, message):
+    monkeypatch.setattr(sys, "stdin", open(os.devnull))  # noqa: SIM115 - no terminal here
+    for name, text in (setup or {}).items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    before = sorted(p.name for p in tmp_path.iterdir())
+    assert main(["daily", *argv, "--data-dir", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("ristiseiska: ") and message in err, err
+    assert len(err.strip().splitlines()) == 1
+    after = sorted(p.name for p in tmp_path.iterdir())
+    assert after == before or after == sorted([*before, "daily-secret"])
