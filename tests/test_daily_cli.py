@@ -144,3 +144,69 @@ def test_bad_input_is_one_clear_line(tmp_path, capsys, monkeypatch, setup, argv,
     assert len(err.strip().splitlines()) == 1
     after = sorted(p.name for p in tmp_path.iterdir())
     assert after == before or after == sorted([*before, "daily-secret"])
+
+
+class _FakeApp:
+    """Stands in for the Textual app: ``moves`` person moves (None: to the end) by a bot,
+    the bots' answers through the session, as the screen makes them."""
+
+    moves: int | None = None
+    seen: list[object] = []
+
+    def __init__(self, defaults=None, session=None, data_dir_path=None, quick=False, save=True):
+        self.session = session
+        self.save = save
+        _FakeApp.seen.append(session)
+
+    def run(self) -> None:
+        from ristiseiska.bots import get_bot
+
+        s, bot, made = self.session, get_bot("basic", seed=1), 0
+        while not s.game.is_over():
+            if s.human_to_move:
+                if _FakeApp.moves is not None and made >= _FakeApp.moves:
+                    return  # the person quits here
+                s.apply(bot.choose(s.view()))
+                made += 1
+            else:
+                s.step_bot()
+
+
+def test_the_terminal_game_plays_the_daily_deal_and_a_quit_try_continues(tmp_path, capsys,
+                                                                        monkeypatch):
+    from ristiseiska.commands import daily
+    from ristiseiska.tui import app
+
+    monkeypatch.setattr(daily, "_terminal", lambda: True)
+    monkeypatch.setattr(app, "PlayApp", _FakeApp)
+    _FakeApp.seen = []
+    argv = ["daily", *FAST, "--data-dir", str(tmp_path), "--lang", "en"]
+    _FakeApp.moves = 2  # quit after two moves: nothing counted yet, the try is saved
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "The deal is unfinished. Continue with: ristiseiska daily --lang en" in out
+    assert not (tmp_path / "daily-results.json").exists()
+    assert not (tmp_path / "play-resume.json").exists()  # the terminal game's own save is apart
+    first = _FakeApp.seen[-1]
+    kept = [m.text() for m in first.game.moves]
+
+    _FakeApp.moves = None  # come back and finish it: the same try continues
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    again = _FakeApp.seen[-1]
+    assert again is not first and [m.text() for m in again.game.moves][:len(kept)] == kept
+    assert "Your points:" in out and "Practice" not in out
+    today = _today().isoformat()
+    (rec,) = _records(tmp_path / "daily" / "records" / f"{today}-ristiseiska.jsonl")
+    assert check_record(rec, verify_seed=True) is None
+    assert rec["events"] == [e.to_dict() for e in again.game.events]
+    # a later try by --auto is practice
+    assert "Practice: you have played today's deal already" in (
+        main(["daily", "--auto", "basic", *FAST, "--data-dir", str(tmp_path), "--lang", "en"]),
+        capsys.readouterr().out)[1]
+    assert _FakeApp.seen[-1] is again  # --auto needs no terminal game
+
+    # practice in the terminal is not saved, and says so at the end
+    assert main(argv) == 0
+    assert "Practice" in capsys.readouterr().out
+    assert _FakeApp.seen[-1].dir is None and not _FakeApp.seen[-1].save_enabled

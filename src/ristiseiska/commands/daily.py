@@ -248,40 +248,52 @@ def _play(deal: Any, auto: str | None, lang: str, base: Path, counted: bool) -> 
             _warm(lang)
         bot = get_bot(auto, seed=bot_seed(deal.seed, SEAT))
         return play(deal, bot.choose, _names(lang))
-    try:
-        terminal = sys.stdin.isatty() and sys.stdout.isatty()
-    except (AttributeError, ValueError):
-        terminal = False
-    if not terminal:
+    if not _terminal():
         raise CliError("the daily deal is played in a terminal; --auto LEVEL lets a bot play "
                        "your seat instead")
     return _play_terminal(deal, lang, base, counted)
 
 
-def _play_terminal(deal: Any, lang: str, base: Path, counted: bool) -> Any:
+def _terminal() -> bool:
+    try:
+        return sys.stdin.isatty() and sys.stdout.isatty()
+    except (AttributeError, ValueError):  # closed or replaced streams
+        return False
+
+
+def terminal_session(deal: Any, lang: str, base: Path, counted: bool) -> Any:
+    """The terminal game's session of the deal: an unfinished counted try saved earlier, or a
+    new one. A counted try is saved after every move in a folder of its own (beside no other
+    saved game), so quitting and coming back continues it; practice is not saved."""
     from ristiseiska.daily import BOT_LEVEL, PLAYERS
-    from ristiseiska.i18n import t
-    from ristiseiska.tui.app import PlayApp
     from ristiseiska.tui.session import Session, Setup
 
-    # A counted try is saved after every move (in a folder of its own, beside no other saved
-    # game) so that quitting and coming back continues it; practice is not saved.
     folder = base / "daily" / f"{deal.day.isoformat()}-{deal.preset}" if counted else None
     session = None
     if folder is not None:
         try:
             session = Session.load(folder, lang=lang)
         except (ValueError, KeyError, TypeError, OSError):
-            session = None  # a damaged save: start the try again
-        if session is not None and session.setup.seed != deal.seed:
+            session = None  # a damaged save: the try starts again
+        if session is not None and (session.setup.seed != deal.seed
+                                    or session.rules != deal.rules):
             session = None  # a save of another secret's deal
     if session is None:
         setup = Setup(rules=deal.rules, players=PLAYERS, bots=[BOT_LEVEL] * (PLAYERS - 1),
                       seed=deal.seed, lang=lang)
         session = Session(setup, folder, save=counted)
     # the terminal game deals a match's first deal and seeds its bots as the daily deal does
-    assert session.game.seed == deal.shuffle_seed
-    app = PlayApp(session=session, data_dir_path=folder, save=counted)
+    if session.game.seed != deal.shuffle_seed:  # pragma: no cover - one formula in both
+        raise RuntimeError("the terminal game did not deal the daily deal")
+    return session
+
+
+def _play_terminal(deal: Any, lang: str, base: Path, counted: bool) -> Any:
+    from ristiseiska.i18n import t
+    from ristiseiska.tui.app import PlayApp
+
+    session = terminal_session(deal, lang, base, counted)
+    app = PlayApp(session=session, data_dir_path=session.dir, save=counted)
     app.run()
     if not session.game.is_over():
         if counted:
