@@ -210,3 +210,29 @@ def test_the_terminal_game_plays_the_daily_deal_and_a_quit_try_continues(tmp_pat
     assert main(argv) == 0
     assert "Practice" in capsys.readouterr().out
     assert _FakeApp.seen[-1].dir is None and not _FakeApp.seen[-1].save_enabled
+
+
+@pytest.mark.asyncio
+async def test_the_real_terminal_game_plays_a_daily_session_to_its_end(tmp_path):
+    from ristiseiska.bots import get_bot
+    from ristiseiska.commands.daily import terminal_session
+    from ristiseiska.daily import compare, daily_deal, reference_game
+    from ristiseiska.tui.app import PlayApp
+    from ristiseiska.tui.session import STATE_FILE
+
+    deal = daily_deal(bytes(range(32)), _today(), "sjuan")
+    s = terminal_session(deal, "en", tmp_path, counted=True)
+    s.setup.pace = 0.0
+    app = PlayApp(session=s, data_dir_path=s.dir, save=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        for _ in range(3000):  # Enter plays the highlighted card and closes the deal's window
+            if not app.is_running:
+                break
+            await pilot.press("enter")
+            await pilot.pause()
+        assert not app.is_running
+    assert s.game.is_over() and s.match_over
+    assert s.game.initial_hands == deal.new_game().initial_hands
+    assert not (s.dir / STATE_FILE).exists()  # a finished try leaves no save behind
+    c = compare(deal, s.game, reference_game(deal, get_bot("expert", seed=1)))
+    assert c.points == s.game.result.points[0]
