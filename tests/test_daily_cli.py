@@ -121,7 +121,37 @@ def test_the_secret_file_makes_the_deal(tmp_path, capsys):
     capsys.readouterr()
 
 
+def test_moves_from_a_file_replay_the_same_deal(tmp_path, capsys):
+    from ristiseiska.daily import SEAT, daily_deal, seats_of
+    from ristiseiska.record import replay_record
+
+    assert main(["daily", "--auto", "expert", *FAST, "--data-dir", str(tmp_path)]) == 0
+    counted = capsys.readouterr().out
+    today = _today().isoformat()
+    (rec,) = _records(tmp_path / "daily" / "records" / f"{today}-ristiseiska.jsonl")
+    secret = bytes.fromhex((tmp_path / "daily-secret").read_text().strip())
+    deal = daily_deal(secret, _today())
+    game = replay_record(rec)
+    mine = [m.text() for m, s in zip(game.moves, seats_of(deal, game.moves), strict=True)
+            if s == SEAT]
+    path = tmp_path / "moves.txt"
+    path.write_text("# my line\n" + " ".join(mine[:3]) + "\n" + "\n".join(mine[3:]) + "\n",
+                    encoding="utf-8")
+    assert main(["daily", "--moves", str(path), *FAST, "--data-dir", str(tmp_path)]) == 0
+    again = capsys.readouterr().out
+    assert again.splitlines()[:4] == counted.splitlines()[:4] and "Harjoitus" in again
+    path.write_text(" ".join(mine[:-1]), encoding="utf-8")
+    assert main(["daily", "--moves", str(path), *FAST, "--data-dir", str(tmp_path)]) == 2
+    assert "moves.txt: the given moves ran out" in capsys.readouterr().err
+    path.write_text("h6 " * 40, encoding="utf-8")
+    assert main(["daily", "--moves", str(path), *FAST, "--data-dir", str(tmp_path)]) == 2
+    assert "moves.txt: move 1 ('h6')" in capsys.readouterr().err
+    assert main(["daily", "--moves", str(tmp_path / "none.txt"), "--data-dir", str(tmp_path)]) == 2
+    assert "cannot read the moves file" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize(("setup", "argv", "message"), [
+    (None, ["--auto", "expert", "--moves", "x.txt"], "give --auto or --moves, not both"),
     (None, ["--preset", "fan-tan", "--auto", "expert"], "no daily deal for rule set 'fan-tan'"),
     (None, ["--date", "2026-02-30", "--auto", "expert"], "YYYY-MM-DD"),
     (None, ["--auto", "grandmaster"], "--auto: unknown bot level 'grandmaster'"),

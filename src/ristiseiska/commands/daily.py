@@ -6,6 +6,7 @@ against three expert bots; then the master bot's result on the same cards and a 
     ristiseiska daily --show                 today's result and the streak
     ristiseiska daily --date 2026-12-01      a past day's deal (practice; its seed is shown)
     ristiseiska daily --auto expert          a bot plays your seat (no terminal needed)
+    ristiseiska daily --moves my.txt         your seat's moves from a file (h6 token …)
 
 The day changes at midnight Finnish time. The first finished try of today's deal counts (one
 a day and rule set); later tries, and every past day, are practice. Files in the data directory
@@ -53,6 +54,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--lang", choices=("fi", "en"), default=None, help="language (default fi)")
     p.add_argument("--auto", metavar="LEVEL",
                    help="let a bot play your seat (expert, master …) instead of the terminal game")
+    p.add_argument("--moves", metavar="FILE",
+                   help="play your seat with the moves of a file, in order, separated by spaces or "
+                        "lines (h6, token, pass …; '#' starts a comment) instead of the terminal game")
     p.add_argument("--reference", metavar="LEVEL", default="master",
                    help="the bot your play is compared with (default master)")
     p.add_argument("--secret-file", metavar="FILE",
@@ -207,16 +211,38 @@ def run(args: argparse.Namespace) -> int:
     results = load_results(results_path)
     if args.show:
         return _show(results, day, today, args.preset, lang)
+    if args.auto and args.moves:
+        raise CliError("give --auto or --moves, not both")
     auto = _bot_level(args.auto, "--auto") if args.auto else None
+    moves = _read_moves(Path(args.moves)) if args.moves else None
     reference = _bot_level(args.reference, "--reference")
     secret = load_secret(Path(args.secret_file) if args.secret_file else base / SECRET_FILE)
     deal = daily_deal(secret, day, args.preset)
     counted = day == today and _find(results, day, args.preset) is None
-    game = _play(deal, auto, lang, base, counted)
+    if moves is not None:
+        from ristiseiska.daily import play_moves
+
+        try:
+            game = play_moves(deal, moves, _names(lang))
+        except DailyError as e:
+            raise CliError(f"{args.moves}: {e}") from None
+    else:
+        game = _play(deal, auto, lang, base, counted)
     if game is None:
         return 0
     _finish(deal, game, reference, lang, base, counted, results, results_path, today)
     return 0
+
+
+def _read_moves(path: Path) -> list[str]:
+    """The moves of a --moves file, in order."""
+    from ristiseiska.commands.common import CliError
+
+    try:
+        text = _read_small(path, "moves file").decode("utf-8")
+    except UnicodeDecodeError:
+        raise CliError(f"the moves file {path} is not UTF-8 text") from None
+    return [w for line in text.splitlines() for w in line.split("#", 1)[0].split()]
 
 
 def _bot_level(name: str, flag: str) -> str:
