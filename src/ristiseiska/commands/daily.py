@@ -227,10 +227,16 @@ def run(args: argparse.Namespace) -> int:
         except DailyError as e:
             raise CliError(f"{args.moves}: {e}") from None
     else:
-        game = _play(deal, auto, lang, base, counted)
+        try:
+            game = _play(deal, auto, lang, base, counted)
+        except DailyError as e:  # a bot's move the engine refused: named, not a traceback
+            raise CliError(str(e)) from None
     if game is None:
         return 0
-    _finish(deal, game, reference, lang, base, counted, results, results_path, today)
+    try:
+        _finish(deal, game, reference, lang, base, counted, results, results_path, today)
+    except DailyError as e:
+        raise CliError(str(e)) from None
     return 0
 
 
