@@ -110,6 +110,17 @@ def test_same_secret_date_and_preset_same_deal_and_others_differ(preset_name):
                for p in others)
 
 
+@pytest.mark.parametrize("preset_name", OFFERED)
+def test_the_daily_match_is_one_deal_even_on_a_shared_score(preset_name):
+    deal = daily_deal(SECRET, DAY, preset_name)
+    r = deal.rules
+    assert (r.match_deals, r.match_target, r.tie, r.name) == (1, 0, "draw", preset_name)
+    m = deal.match()
+    game = play(deal, get_bot("expert", seed=1).choose)
+    m.add_result(game.result)
+    assert m.is_over()
+
+
 def test_bad_secret_and_unknown_preset_are_refused():
     with pytest.raises(DailyError, match="at least 16 bytes"):
         daily_deal(b"short", DAY)

@@ -80,7 +80,8 @@ class DailyDeal:
     @property
     def rules(self) -> Rules:
         try:
-            return preset(self.preset).replace(match_deals=1, match_target=0)
+            # one deal; a shared lowest score must not call for a further deal
+            return preset(self.preset).replace(match_deals=1, match_target=0, tie="draw")
         except RulesError as e:  # pragma: no cover - OFFERED holds known presets
             raise DailyError(str(e)) from None
 
