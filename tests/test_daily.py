@@ -19,6 +19,7 @@ from ristiseiska.daily import (
     daily_deal,
     day_of,
     day_seed,
+    day_start,
     field_stats,
     parse_day,
     place_of,
@@ -55,6 +56,7 @@ DAY = date(2026, 12, 7)
 def test_the_day_begins_at_helsinki_midnight_on_both_sides_of_dst(utc, before, after):
     assert day_of(utc - timedelta(microseconds=1)) == before
     assert day_of(utc) == after
+    assert day_start(after) == utc and day_start(after).astimezone(UTC) == utc
 
 
 def test_day_of_takes_any_time_zone_and_refuses_a_naive_time():

@@ -10,7 +10,7 @@ in Helsinki gets a new deal as the clock strikes twelve, summer and winter alike
 
 from __future__ import annotations
 
-from datetime import date, datetime, time, timedelta
+from datetime import date, datetime, time
 from zoneinfo import ZoneInfo
 
 HELSINKI = ZoneInfo("Europe/Helsinki")
@@ -53,7 +53,3 @@ def check_played(day: date, now: datetime) -> date:
         raise DailyError(f"the deal of {day.isoformat()} is not out yet: today is "
                          f"{today.isoformat()} in Finland")
     return day
-
-
-def yesterday(day: date) -> date:
-    return day - timedelta(days=1)
