@@ -196,7 +196,7 @@ def run(args: argparse.Namespace) -> int:
     from ristiseiska.commands.common import CliError
     from ristiseiska.daily import DailyError, check_played, daily_deal, day_of, parse_day
     from ristiseiska.daily.deal import check_preset
-    from ristiseiska.tui.session import data_dir
+    from ristiseiska.paths import data_dir
 
     lang = args.lang or "fi"
     now = datetime.now(UTC)
