@@ -432,6 +432,17 @@ class Store(FileWatch, MoveWriter):
             st.forced = [(r.deal, r.ply) for r in await s.scalars(q3)]
             return st
 
+    async def tail(self, table_id: str, deal: int) -> tuple[int, list[str]]:
+        """How many deals of the table are stored, and the stored moves of ``deal`` in order:
+        what a live table checks after a write whose outcome it did not hear."""
+        self.verify()
+        async with self.session() as s:
+            deals = await s.scalar(select(func.count()).select_from(DealRow)
+                                   .where(DealRow.table_id == table_id))
+            q = (select(MoveRow.move).where(MoveRow.table_id == table_id, MoveRow.deal == deal)
+                 .order_by(MoveRow.ply))
+            return int(deals or 0), [str(m) for m in await s.scalars(q)]
+
     async def open_tables(self, since: float, limit: int, known: frozenset[str] = frozenset()
                           ) -> list[tuple[float, StoredTable]]:
         """The open tables (``rs_open``) created since ``since`` (Unix time) that have not

@@ -27,7 +27,10 @@ server → client
   · ``{"type": "pong"}`` · ``{"type": "chat", "seat": S|null, "name": N, "phrase": ID}`` (or
   ``"text"``; to everyone at the table) · ``{"type": "notice", "code": "warming", "level":
   "master"}`` (once per table: that level's compiled code is still being built, so it plays by
-  the expert's rules meanwhile; bots/pool.py ``STAND_IN``)
+  the expert's rules meanwhile; bots/pool.py ``STAND_IN``) · ``{"type": "notice", "code":
+  "saving-retry"}`` (the database is away: the bots retry saving until it is back; also told
+  to a connection that arrives meanwhile) and ``{"type": "notice", "code": "saved"}`` (it is
+  back; web/bot_driver.py)
 
 A bad message gets an error reply to its sender only; nothing changes and the socket stays open.
 A move's ``id`` makes it idempotent: a resent id gets the same ack again and is not played twice.

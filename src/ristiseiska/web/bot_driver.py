@@ -25,6 +25,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("ristiseiska.web")
 
+# the longest pause, in seconds, between a bot's tries to save while the database is away
+RETRY_CAP = 5.0
+
 
 class BotDriver:
     """The bots' part of :class:`~ristiseiska.web.live_table.LiveTable` (a mixin)."""
@@ -54,6 +57,7 @@ class BotDriver:
         def seat_view(self, g: Game, seat: int) -> Any: ...
         async def _apply(self, seat: int, move: Move, move_id: Any = None) -> None: ...
         async def _next_deal_locked(self) -> None: ...
+        async def _reconcile(self) -> None: ...
 
     def _bot(self, seat: int) -> Any:
         if seat not in self.bots:
@@ -93,15 +97,31 @@ class BotDriver:
             await sleep_on(loop, self.bot_delay * self._pace.uniform(0.7, 1.3))
             try:
                 await self._bot_step()  # it takes the lock itself (not while a bot thinks)
-                self.store_failures = 0
             except ActionError as e:  # the store refused (e.g. the database is away)
+                if e.code in ("moved", "storage-fault"):  # final: everyone has been told
+                    return
                 self.store_failures += 1
                 if self.store_failures == 1:
-                    log.warning("table %s: %s", self.id, e.message)
-                if self.store_failures >= 5:  # stop; the next visitor's connection retries
-                    self._error_all(e)
-                    return
-                await asyncio.sleep(min(30.0, 2.0 ** self.store_failures))
+                    log.warning("table %s: %s; the bots retry until it can be saved",
+                                self.id, e.message)
+                    self._tell_saving(False)
+                # never give up while the table lives: the database may come back any time
+                await sleep_on(loop, min(RETRY_CAP, 0.5 * 2.0 ** min(self.store_failures, 8)))
+            else:
+                self._saved()
+
+    def _saved(self) -> None:
+        """A write went through: after an outage, say so (in the log and on the page)."""
+        if self.store_failures:
+            log.warning("table %s: saving works again after %d failed tries", self.id,
+                        self.store_failures)
+            self.store_failures = 0
+            self._tell_saving(True)
+
+    def _tell_saving(self, ok: bool) -> None:
+        """The page shows *saving failed, retrying* until it hears *saved* (web.table.saving)."""
+        for c in list(self.conns):
+            c.send({"type": "notice", "code": "saved" if ok else "saving-retry"})
 
     def _error_all(self, e: ActionError) -> None:
         for c in list(self.conns):
@@ -109,6 +129,7 @@ class BotDriver:
 
     async def _bot_step(self) -> None:
         async with self.lock:
+            await self._reconcile()  # after a failed write: what did the store keep?
             due = self._due()
             g = self.game
             if due == "deal":

@@ -82,7 +82,10 @@ class LiveTable(Seating, TableViews, BotDriver):
         self._texts: dict[tuple[Any, ...], tuple[int, str]] = {}
         self._acked: dict[int, OrderedDict[Any, str]] = {}
         self.last_active = time.monotonic()
-        self.store_failures = 0
+        self.store_failures = 0  # the bots' failed tries to save in a row (web/bot_driver.py)
+        # a write failed: it may have been committed all the same (a connection lost after the
+        # commit), so the store is asked what it holds before the next write (_reconcile)
+        self._unsure = False
         self.rematch: str | None = None  # the id of this match's rematch, once made (issue 20)
         self.clock = clockmod.TurnClock(self, ActionError)  # the turn clock (issue 20)
         self.forced = forcedmod.ForcedMoves(self)  # forced moves made for a person (issue 52)
@@ -143,6 +146,8 @@ class LiveTable(Seating, TableViews, BotDriver):
                 raise ActionError("table-full", "too many connections to this table")
             self.conns.add(conn)
             self._broadcast()
+            if self.store_failures:  # the page shows that saving is being retried
+                conn.send({"type": "notice", "code": "saving-retry"})
         self.kick()
 
     async def detach(self, conn: Conn) -> None:
@@ -219,7 +224,10 @@ class LiveTable(Seating, TableViews, BotDriver):
             self._forget_events()
             if isinstance(e, Fenced):
                 self.lost()
+            else:
+                self._unsure = True
             raise store_error(e, "the move could not be saved") from e
+        self._saved()
         if g.result is not None:
             self.match.add_result(g.result)
             if self.match.is_over():
@@ -246,6 +254,7 @@ class LiveTable(Seating, TableViews, BotDriver):
                                       f"for {acked[move_id]}")
                 return acked[move_id]
             self.clock.check_move(seat)  # a seat the clock's stand-in keeps: "back" first
+            await self._reconcile()
             played = await self._play_locked(seat, text, move_id)
             self.clock.moved(seat)
             if move_id is not None:
@@ -283,6 +292,7 @@ class LiveTable(Seating, TableViews, BotDriver):
         self.kick()
 
     async def _next_deal_locked(self) -> None:
+        await self._reconcile()
         g = self.game
         if g is not None and not g.is_over():
             raise ActionError("deal-running", "the deal is still being played")
@@ -291,8 +301,39 @@ class LiveTable(Seating, TableViews, BotDriver):
         try:
             await self._start_deal(len(self.games))
         except Exception as e:  # noqa: BLE001
+            if not isinstance(e, Fenced):
+                self._unsure = True
             raise store_error(e, "the next deal could not be saved") from e
         self.games.append(self.match.new_deal())
+        self._saved()
+        self._broadcast()
+
+    async def _reconcile(self) -> None:
+        """After a failed write (the caller holds the lock): take in what the store holds
+        beyond this copy, i.e. a move or a deal whose commit went through although its caller
+        heard of a failure, so nothing is lost or stored twice. Raises the store's error
+        (nothing changed) while the database is still away."""
+        if not self._unsure:
+            return
+        try:
+            deals, moves = await self.store.tail(self.id, len(self.games) - 1)
+        except Exception as e:  # noqa: BLE001
+            if isinstance(e, Fenced):
+                self.lost()
+            raise store_error(e, "the table could not be read back") from e
+        self._unsure = False
+        g = self.game
+        if g is not None:
+            for text in moves[len(g.moves):]:
+                log.warning("table %s: move %s was saved although its write failed",
+                            self.id, text)
+                g.push(g.parse_move(text))
+                if g.result is not None:
+                    self.match.add_result(g.result)
+        if deals > len(self.games) and (g is None or g.is_over()):
+            log.warning("table %s: deal %d was saved although its write failed",
+                        self.id, deals)
+            self.games.append(self.match.new_deal())
         self._broadcast()
 
     async def _start_deal(self, deal: int) -> None:
