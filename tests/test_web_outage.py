@@ -6,6 +6,7 @@ although it reported a failure is neither lost nor stored twice."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import sqlite3
 import warnings
 from pathlib import Path
@@ -71,8 +72,9 @@ def _stored(db: str, tid: str) -> Any:
 
 
 def test_bots_resume_after_an_outage_and_the_page_is_told(
-        db: str, monkeypatch: pytest.MonkeyPatch) -> None:
+        db: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
     monkeypatch.setattr(bot_driver, "RETRY_CAP", 0.05)  # the backoff's cap, short for a test
+    caplog.set_level(logging.WARNING, logger="ristiseiska.web")
     with TestClient(app_for(db)) as c:
         tid = new_table(c, ["bot", "bot", "bot"], seed=4)
         outage = Outage(c.app.state.store, after=6)  # type: ignore[attr-defined]
@@ -103,6 +105,10 @@ def test_bots_resume_after_an_outage_and_the_page_is_told(
 
         played = c.portal.call(settled, t)  # type: ignore[union-attr]
     st = _stored(db, tid)
+    # the operator's log: once when saving fails, once when it works again, with the table
+    said = [r for r in caplog.records if getattr(r, "table", None) == tid]
+    assert len(said) == 2 and "retry" in said[0].getMessage(), said
+    assert "works again" in said[1].getMessage()
     assert st.deals == len(played)
     assert {d: st.moves.get(d, []) for d in played} == played  # nothing lost, nothing twice
 

@@ -25,6 +25,8 @@ COMMANDS = {
     "puzzles": "puzzles",
     "train": "train",
     "ceiling": "ceiling",
+    "backup": "backup",
+    "restore": "restore",
 }
 
 

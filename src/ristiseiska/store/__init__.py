@@ -432,6 +432,17 @@ class Store(FileWatch, MoveWriter):
             st.forced = [(r.deal, r.ply) for r in await s.scalars(q3)]
             return st
 
+    async def ping(self) -> None:
+        """One round trip to the database (``/healthz``); raises if it cannot be reached or
+        the SQLite file changed under the server."""
+        try:
+            self.verify()  # one stat: the file is still the one opened
+        except StorageFault:
+            self.tell_fault()
+            raise
+        async with self.engine.connect() as conn:
+            await conn.exec_driver_sql("SELECT 1")
+
     async def tail(self, table_id: str, deal: int) -> tuple[int, list[str]]:
         """How many deals of the table are stored, and the stored moves of ``deal`` in order:
         what a live table checks after a write whose outcome it did not hear."""

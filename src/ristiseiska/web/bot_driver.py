@@ -1,11 +1,16 @@
 """The bots at a live table: when one is due, its pace (a jittered pause), its move (a quick
 bot here, a searching one in the worker pool without the table's lock, the stand-in while the
-pool warms up) and the check that a faulty bot never stalls the table."""
+pool warms up) and the check that a faulty bot never stalls the table.
+
+While the database is away the bots retry saving (capped backoff, for as long as the table
+lives) and every connection is sent ``{"type": "notice", "code": "saving-retry"}`` (also one
+that arrives meanwhile), then ``{"type": "notice", "code": "saved"}`` once a write succeeds."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from typing import TYPE_CHECKING, Any
 
 from ..aio import sleep_on
@@ -20,6 +25,7 @@ if TYPE_CHECKING:
 
     from ..bots.pool import BotPool
     from ..match import Match
+    from ..ops.metrics import Metrics
     from .connections import Conn
     from .seats import Seat
 
@@ -41,6 +47,7 @@ class BotDriver:
         conns: set[Conn]
         bots: dict[int, Any]
         pool: BotPool | None
+        metrics: Metrics
         bot_delay: float
         closed: bool
         started: bool
@@ -103,7 +110,7 @@ class BotDriver:
                 self.store_failures += 1
                 if self.store_failures == 1:
                     log.warning("table %s: %s; the bots retry until it can be saved",
-                                self.id, e.message)
+                                self.id, e.message, extra={"table": self.id})
                     self._tell_saving(False)
                 # never give up while the table lives: the database may come back any time
                 await sleep_on(loop, min(RETRY_CAP, 0.5 * 2.0 ** min(self.store_failures, 8)))
@@ -114,7 +121,7 @@ class BotDriver:
         """A write went through: after an outage, say so (in the log and on the page)."""
         if self.store_failures:
             log.warning("table %s: saving works again after %d failed tries", self.id,
-                        self.store_failures)
+                        self.store_failures, extra={"table": self.id})
             self.store_failures = 0
             self._tell_saving(True)
 
@@ -145,7 +152,9 @@ class BotDriver:
                 return
             view = self.seat_view(g, seat)
             if not botlib.pooled(level):  # a quick bot
-                await self._apply(seat, self._checked(seat, level, legal, None, view))
+                with self.metrics.bot_seconds.labels(level).time():
+                    chosen = self._checked(seat, level, legal, None, view)
+                await self._apply(seat, chosen)
                 return
             stand = (self.pool or shared_pool()).stand_in(level)
             if stand is not None:  # its compiled code is still being built: no waiting on it
@@ -155,6 +164,7 @@ class BotDriver:
                 return
         # A searching bot thinks in another process, without the table's lock: the table (and
         # the event loop) keep answering meanwhile.
+        began = time.perf_counter()
         try:
             pending: Move | None = await botlib.choose_pooled(
                 self.pool or shared_pool(), level, self._bot_seed(seat), view)
@@ -162,6 +172,7 @@ class BotDriver:
             log.exception("bot %r at table %s seat %d failed; it plays %s instead",
                           level, self.id, seat, legal[0])
             pending = legal[0]
+        self.metrics.bot_seconds.labels(level).observe(time.perf_counter() - began)
         async with self.lock:
             if self.closed or self.game is not g or len(g.moves) != done or g.is_over():
                 return  # the position changed while the bot thought

@@ -22,6 +22,7 @@ from ..bots.pool import BotPool
 from ..game import Game, IllegalMoveError
 from ..match import Match
 from ..moves import Move, MoveError
+from ..ops.metrics import UNSERVED, Metrics
 from ..rules import Rules
 from ..store import Store
 from ..store.errors import Fenced
@@ -41,6 +42,7 @@ log = logging.getLogger("ristiseiska.web")
 
 class LiveTable(Seating, TableViews, BotDriver):
     pool: BotPool | None = None  # where the searching bots think (set by Tables)
+    metrics: Metrics = UNSERVED  # the app's (set by Tables; ops/metrics.py)
 
     def __init__(self, table_id: str, config: dict[str, Any], store: Store,
                  bot_delay: float) -> None:
@@ -218,8 +220,10 @@ class LiveTable(Seating, TableViews, BotDriver):
                 extra["epoch"] = self.epoch
             if move_id is not None:  # a failover's new owner knows it was acknowledged
                 extra["move_id"] = json.dumps(move_id)
-            await self.store.add_move(*args, **extra)
+            with self.metrics.store_seconds.labels("move").time():
+                await self.store.add_move(*args, **extra)
         except Exception as e:
+            self.metrics.store_errors.labels("move").inc()
             g.pop()
             self._forget_events()
             if isinstance(e, Fenced):
@@ -227,6 +231,7 @@ class LiveTable(Seating, TableViews, BotDriver):
             else:
                 self._unsure = True
             raise store_error(e, "the move could not be saved") from e
+        self.metrics.moves.inc()
         self._saved()
         if g.result is not None:
             self.match.add_result(g.result)
@@ -247,6 +252,7 @@ class LiveTable(Seating, TableViews, BotDriver):
                                         and not isinstance(move_id, bool)):
             raise ActionError("bad-id", "a move id is a whole number or a short text")
         acked = self._acked.setdefault(seat, OrderedDict())
+        began = time.perf_counter()
         async with self.lock:
             if move_id is not None and move_id in acked:
                 if acked[move_id] != text.strip().upper() and acked[move_id] != text:
@@ -261,6 +267,7 @@ class LiveTable(Seating, TableViews, BotDriver):
                 acked[move_id] = played
                 if len(acked) > MAX_MOVE_IDS:
                     acked.popitem(last=False)
+        self.metrics.move_seconds.observe(time.perf_counter() - began)  # checked, stored, told
         self.kick()
         return played
 
@@ -328,6 +335,7 @@ class LiveTable(Seating, TableViews, BotDriver):
                 log.warning("table %s: move %s was saved although its write failed",
                             self.id, text)
                 g.push(g.parse_move(text))
+                self.metrics.moves.inc()
                 if g.result is not None:
                     self.match.add_result(g.result)
         if deals > len(self.games) and (g is None or g.is_over()):
@@ -338,12 +346,15 @@ class LiveTable(Seating, TableViews, BotDriver):
 
     async def _start_deal(self, deal: int) -> None:
         try:
-            if self.epoch is None:
-                await self.store.start_deal(self.id, deal)
-            else:
-                await self.store.start_deal(self.id, deal, epoch=self.epoch)
-        except Fenced:
-            self.lost()
+            with self.metrics.store_seconds.labels("deal").time():
+                if self.epoch is None:
+                    await self.store.start_deal(self.id, deal)
+                else:
+                    await self.store.start_deal(self.id, deal, epoch=self.epoch)
+        except Exception as e:
+            self.metrics.store_errors.labels("deal").inc()
+            if isinstance(e, Fenced):
+                self.lost()
             raise
 
     def lost(self) -> None:
@@ -353,6 +364,7 @@ class LiveTable(Seating, TableViews, BotDriver):
         if self.closed:
             return
         self.closed = True
+        self.metrics.lost.inc()
         log.warning("table %s: taken over by another server process; this copy stops",
                     self.id)
         self._error_all(ActionError("moved", MOVED))
