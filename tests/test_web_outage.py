@@ -20,7 +20,7 @@ from ristiseiska.web import bot_driver
 warnings.filterwarnings("ignore", message=".*httpx2.*")
 from fastapi.testclient import TestClient  # noqa: E402
 
-from test_web import app_for, live, new_table, recv_until  # noqa: E402
+from test_web import app_for, claim, joined, live, new_table, recv_until  # noqa: E402
 
 
 @pytest.fixture
@@ -105,10 +105,11 @@ def test_bots_resume_after_an_outage_and_the_page_is_told(
 
         played = c.portal.call(settled, t)  # type: ignore[union-attr]
     st = _stored(db, tid)
-    # the operator's log: once when saving fails, once when it works again, with the table
-    said = [r for r in caplog.records if getattr(r, "table", None) == tid]
-    assert len(said) == 2 and "retry" in said[0].getMessage(), said
-    assert "works again" in said[1].getMessage()
+    # the operator's log, each line with the table: saving fails, the move stored despite
+    # its failure is read back, saving works again
+    said = [r.getMessage() for r in caplog.records if getattr(r, "table", None) == tid]
+    assert len(said) == 3 and "retry" in said[0], said
+    assert "was saved although its write failed" in said[1] and "works again" in said[2]
     assert st.deals == len(played)
     assert {d: st.moves.get(d, []) for d in played} == played  # nothing lost, nothing twice
 
@@ -127,3 +128,39 @@ def test_a_new_connection_during_an_outage_hears_of_the_retry(
                 recv_until(late, lambda m: m.get("code") == "saving-retry", limit=50,
                            seen=seen)
                 assert seen[0]["type"] == "state"  # what there is, then why it waits
+
+
+def test_a_players_move_stored_despite_a_failure_is_acked_on_resend_not_played_twice(
+        db: str) -> None:
+    """The write of a player's move commits but reports a failure (the connection lost after
+    the commit): the player is told it failed; resent with the same id it gets its ack, and
+    the move is in the game and in the store once."""
+    with TestClient(app_for(db, bot_delay=60.0)) as c:
+        tid = new_table(c, ["friend", "friend"], preset="kahdestaan-pakka")
+        tokens = {s: claim(c, tid, s) for s in (0, 1)}
+        store = c.app.state.store  # type: ignore[attr-defined]
+        real = store.add_move
+        tries = {"n": 0}
+
+        async def lost_ack(*a: Any, **k: Any) -> None:
+            tries["n"] += 1
+            await real(*a, **k)
+            if tries["n"] == 1:
+                raise OSError("server closed the connection unexpectedly")
+
+        store.add_move = lost_ack
+        t = live(c, tid)
+        seat = t.game.to_move
+        with c.websocket_connect(f"/ws/{tid}") as ws:
+            st = joined(ws, seat, tokens[seat])
+            move = st["view"]["legal_moves"][0]
+            ws.send_json({"type": "move", "move": move, "id": 41})
+            err = recv_until(ws, lambda m: m["type"] in ("error", "ack"))
+            assert err["type"] == "error" and err["code"] == "store", err
+            ws.send_json({"type": "move", "move": move, "id": 41})
+            ack = recv_until(ws, lambda m: m["type"] in ("error", "ack"))
+            assert ack == {"type": "ack", "move": move, "id": 41}
+        assert [m.text(False) for m in t.game.moves] == [move]
+        assert tries["n"] == 1  # read back, not written again
+    st = _stored(db, tid)
+    assert st.moves == {0: [move]}

@@ -443,16 +443,20 @@ class Store(FileWatch, MoveWriter):
         async with self.engine.connect() as conn:
             await conn.exec_driver_sql("SELECT 1")
 
-    async def tail(self, table_id: str, deal: int) -> tuple[int, list[str]]:
-        """How many deals of the table are stored, and the stored moves of ``deal`` in order:
-        what a live table checks after a write whose outcome it did not hear."""
+    async def tail(self, table_id: str, deal: int
+                   ) -> tuple[int, list[tuple[int, str, str | None]]]:
+        """How many deals of the table are stored, and the stored moves of ``deal`` in order
+        as (seat, move, move id): what a live table checks after a write whose outcome it did
+        not hear."""
         self.verify()
         async with self.session() as s:
             deals = await s.scalar(select(func.count()).select_from(DealRow)
                                    .where(DealRow.table_id == table_id))
-            q = (select(MoveRow.move).where(MoveRow.table_id == table_id, MoveRow.deal == deal)
+            q = (select(MoveRow.seat, MoveRow.move, MoveRow.move_id)
+                 .where(MoveRow.table_id == table_id, MoveRow.deal == deal)
                  .order_by(MoveRow.ply))
-            return int(deals or 0), [str(m) for m in await s.scalars(q)]
+            rows = (await s.execute(q)).all()
+            return int(deals or 0), [(int(a), str(m), i) for a, m, i in rows]
 
     async def open_tables(self, since: float, limit: int, known: frozenset[str] = frozenset()
                           ) -> list[tuple[float, StoredTable]]:

@@ -208,6 +208,12 @@ class LiveTable(Seating, TableViews, BotDriver):
 
     async def _apply(self, seat: int, move: Move, move_id: Any = None) -> None:
         """Push, store, then tell everyone. The caller holds the lock."""
+        if self._unsure:  # (the bots and the players' moves have reconciled already)
+            where = (len(self.games), len(self.game.moves) if self.game else 0)
+            await self._reconcile()
+            if where != (len(self.games), len(self.game.moves) if self.game else 0):
+                raise ActionError("store", "a move saved before was read back; this one was "
+                                  "not played")
         g = self.game
         assert g is not None
         g.push(move)
@@ -254,13 +260,13 @@ class LiveTable(Seating, TableViews, BotDriver):
         acked = self._acked.setdefault(seat, OrderedDict())
         began = time.perf_counter()
         async with self.lock:
+            await self._reconcile()  # after a failed write: a move stored all the same
             if move_id is not None and move_id in acked:
                 if acked[move_id] != text.strip().upper() and acked[move_id] != text:
                     raise ActionError("id-reused", f"move id {move_id!r} was already used "
                                       f"for {acked[move_id]}")
                 return acked[move_id]
             self.clock.check_move(seat)  # a seat the clock's stand-in keeps: "back" first
-            await self._reconcile()
             played = await self._play_locked(seat, text, move_id)
             self.clock.moved(seat)
             if move_id is not None:
@@ -331,11 +337,14 @@ class LiveTable(Seating, TableViews, BotDriver):
         self._unsure = False
         g = self.game
         if g is not None:
-            for text in moves[len(g.moves):]:
+            for seat, text, move_id in moves[len(g.moves):]:
                 log.warning("table %s: move %s was saved although its write failed",
-                            self.id, text)
+                            self.id, text, extra={"table": self.id})
                 g.push(g.parse_move(text))
                 self.metrics.moves.inc()
+                if move_id is not None:  # the player's resend gets its ack, not a refusal
+                    with contextlib.suppress(ValueError):
+                        self._acked.setdefault(seat, OrderedDict())[json.loads(move_id)] = text
                 if g.result is not None:
                     self.match.add_result(g.result)
         if deals > len(self.games) and (g is None or g.is_over()):
