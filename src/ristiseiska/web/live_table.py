@@ -336,6 +336,7 @@ class LiveTable(Seating, TableViews, BotDriver):
             raise store_error(e, "the table could not be read back") from e
         self._unsure = False
         g = self.game
+        read = bool(g is not None and len(moves) > len(g.moves))
         if g is not None:
             for seat, text, move_id in moves[len(g.moves):]:
                 log.warning("table %s: move %s was saved although its write failed",
@@ -347,11 +348,16 @@ class LiveTable(Seating, TableViews, BotDriver):
                         self._acked.setdefault(seat, OrderedDict())[json.loads(move_id)] = text
                 if g.result is not None:
                     self.match.add_result(g.result)
+                    if self.match.is_over():
+                        with contextlib.suppress(Exception):
+                            await self.store.set_finished(self.id)
         if deals > len(self.games) and (g is None or g.is_over()):
             log.warning("table %s: deal %d was saved although its write failed",
-                        self.id, deals)
+                        self.id, deals, extra={"table": self.id})
             self.games.append(self.match.new_deal())
-        self._broadcast()
+            read = True
+        if read:
+            self._broadcast()
 
     async def _start_deal(self, deal: int) -> None:
         try:
