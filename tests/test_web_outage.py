@@ -164,3 +164,30 @@ def test_a_players_move_stored_despite_a_failure_is_acked_on_resend_not_played_t
         assert tries["n"] == 1  # read back, not written again
     st = _stored(db, tid)
     assert st.moves == {0: [move]}
+
+
+def test_a_deal_stored_despite_a_failure_is_read_back_not_started_twice(
+        db: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(bot_driver, "RETRY_CAP", 0.05)
+    with TestClient(app_for(db)) as c:
+        tid = new_table(c, ["bot", "bot", "bot"], seed=8)
+        store = c.app.state.store  # type: ignore[attr-defined]
+        real = store.start_deal
+        tries: list[int] = []
+
+        async def lost_ack(table_id: str, deal: int, **k: Any) -> None:
+            tries.append(deal)
+            await real(table_id, deal, **k)
+            if len(tries) == 1:
+                raise OSError("server closed the connection unexpectedly")
+
+        store.start_deal = lost_ack
+        with c.websocket_connect(f"/ws/{tid}") as ws:
+            seen: list[dict[str, Any]] = []
+            recv_until(ws, lambda m: m["type"] == "state" and m["deal"] >= 2
+                       and len(m["log"]) >= 3, limit=20000, seen=seen)
+            codes = [m["code"] for m in seen if m["type"] in ("notice", "error")]
+            assert codes == ["saving-retry", "saved"], codes
+        assert tries == [1]  # deal 1 (the second) written once, read back, never again
+        t = live(c, tid)
+    assert _stored(db, tid).deals >= 2 and len(t.games) >= 2
