@@ -206,15 +206,20 @@ def _note_ledger(path: Path, tables: int) -> None:
 
 # -- PostgreSQL --------------------------------------------------------------------------------
 
-def _libpq_url(url: str) -> str:
-    """A SQLAlchemy URL as pg_dump and pg_restore take it (no driver name)."""
-    scheme, _, rest = url.partition("://")
-    return f"postgresql://{rest}"
+def _libpq_url(url: str, password: bool = True) -> str:
+    """A SQLAlchemy URL as pg_dump and pg_restore take it (no driver name; without the
+    password when ``password`` is false)."""
+    from sqlalchemy.engine import URL, make_url
+
+    u = make_url(url)
+    u = URL.create("postgresql", u.username, u.password if password else None, u.host, u.port,
+                   u.database, u.query)
+    return u.render_as_string(hide_password=False)
 
 
 def pg_restore_command(url: str, backup_file: Path) -> str:
-    return (f"pg_restore --clean --if-exists --no-owner --dbname '{_libpq_url(url)}' "
-            f"'{backup_file}'")
+    return (f"pg_restore --clean --if-exists --no-owner --dbname "
+            f"'{_libpq_url(url, password=False)}' '{backup_file}'")
 
 
 def _pg_dump(url: str, out: Path, force: bool) -> Summary:
@@ -225,8 +230,15 @@ def _pg_dump(url: str, out: Path, force: bool) -> Summary:
     _writable_target(out, force, "backup")
     tmp = _tmp(out)
     try:
+        from sqlalchemy.engine import make_url
+
+        env = dict(os.environ)
+        secret = make_url(url).password
+        if secret is not None:  # not on the command line, where any user's `ps` shows it
+            env["PGPASSWORD"] = str(secret)
         done: Any = subprocess.run([exe, "--format=custom", "--file", str(tmp),
-                                    _libpq_url(url)], capture_output=True, text=True)
+                                    "--dbname", _libpq_url(url, password=False)],
+                                   capture_output=True, text=True, env=env)
         if done.returncode != 0:
             why = (done.stderr.strip().splitlines() or ["failed"])[-1]
             raise BackupError(f"pg_dump failed: {why}")
