@@ -13,7 +13,6 @@ is :class:`BackupError` with one sentence.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import os
 import shutil
@@ -98,6 +97,10 @@ def _writable_target(out: Path, force: bool, what: str) -> None:
 def in_use(path: Path) -> bool:
     """Whether another process holds SQLite's locks on the database (a running server keeps
     one on the write-ahead log's shared memory while it has the file open)."""
+    try:
+        import fcntl
+    except ImportError:  # not POSIX (Windows): nothing to ask; the operator stops the server
+        return False
     for f in (path, path.with_name(path.name + "-shm")):
         try:
             fd = os.open(f, os.O_RDONLY)
