@@ -26,6 +26,8 @@ COMMANDS = {
     "train": "train",
     "ceiling": "ceiling",
     "daily": "daily",
+    "backup": "backup",
+    "restore": "restore",
 }
 
 

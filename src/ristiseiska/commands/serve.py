@@ -41,6 +41,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "(default): it is on disk before the ack, so even a power cut keeps it; "
                    "crash: the server's own crash or kill keeps it, a power cut may lose the "
                    "last moments, and a slow disk no longer holds up play")
+    p.add_argument("--log-format", choices=("text", "json"),
+                   default=os.environ.get("RISTISEISKA_LOG_FORMAT") or "text",
+                   help="log records on stderr as text (default) or one JSON object a line "
+                   "(time, level, logger, message, fields such as the table); also "
+                   "RISTISEISKA_LOG_FORMAT=json")
     p.add_argument("--listen-fd", type=int, default=None, help=argparse.SUPPRESS)
     p.add_argument("--process-index", type=int, default=None, help=argparse.SUPPRESS)
     from ..web.security import Limits
@@ -100,6 +105,12 @@ def run(args: argparse.Namespace) -> int:
     from ..web.app import create_app
     from .common import CliError
 
+    if args.log_format not in ("text", "json"):  # from RISTISEISKA_LOG_FORMAT
+        raise CliError(f"the log format is text or json, not {args.log_format!r}")
+    if args.log_format == "json":
+        from ..ops.logs import configure
+
+        configure("json")
     explicit = args.port is not None
     port = args.port if explicit else 8000
     if not 0 <= port <= 65535:
@@ -168,6 +179,10 @@ def run(args: argparse.Namespace) -> int:
                             ws_per_message_deflate=False, http=slow_client_protocol(
                                 limits.header_timeout), timeout_keep_alive=5,
                             ws_ping_interval=20.0, ws_ping_timeout=20.0)
+    if args.log_format == "json":  # uvicorn set up its loggers just now: through ours again
+        from ..ops.logs import configure
+
+        configure("json")
     server = uvicorn.Server(config)
     _serve_until_stopped(server, sock)
     return 0
@@ -223,6 +238,7 @@ def _worker_argv(args: argparse.Namespace, url: str) -> list[str]:
     limits; nginx on this machine is its trusted proxy (so each client keeps its own
     address for the per-address limits)."""
     out = ["--database-url", url, "--bot-delay", repr(args.bot_delay),
+           "--log-format", args.log_format,
            "--quick-wait", repr(args.quick_wait), "--durability", args.durability,
            "--tables-per-minute", str(args.tables_per_minute),
            "--open-tables", str(args.open_tables),

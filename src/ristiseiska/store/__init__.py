@@ -432,6 +432,32 @@ class Store(FileWatch, MoveWriter):
             st.forced = [(r.deal, r.ply) for r in await s.scalars(q3)]
             return st
 
+    async def ping(self) -> None:
+        """One round trip to the database (``/healthz``); raises if it cannot be reached or
+        the SQLite file changed under the server."""
+        try:
+            self.verify()  # one stat: the file is still the one opened
+        except StorageFault:
+            self.tell_fault()
+            raise
+        async with self.engine.connect() as conn:
+            await conn.exec_driver_sql("SELECT 1")
+
+    async def tail(self, table_id: str, deal: int
+                   ) -> tuple[int, list[tuple[int, str, str | None]]]:
+        """How many deals of the table are stored, and the stored moves of ``deal`` in order
+        as (seat, move, move id): what a live table checks after a write whose outcome it did
+        not hear."""
+        self.verify()
+        async with self.session() as s:
+            deals = await s.scalar(select(func.count()).select_from(DealRow)
+                                   .where(DealRow.table_id == table_id))
+            q = (select(MoveRow.seat, MoveRow.move, MoveRow.move_id)
+                 .where(MoveRow.table_id == table_id, MoveRow.deal == deal)
+                 .order_by(MoveRow.ply))
+            rows = (await s.execute(q)).all()
+            return int(deals or 0), [(int(a), str(m), i) for a, m, i in rows]
+
     async def open_tables(self, since: float, limit: int, known: frozenset[str] = frozenset()
                           ) -> list[tuple[float, StoredTable]]:
         """The open tables (``rs_open``) created since ``since`` (Unix time) that have not

@@ -27,7 +27,8 @@ server → client
   · ``{"type": "pong"}`` · ``{"type": "chat", "seat": S|null, "name": N, "phrase": ID}`` (or
   ``"text"``; to everyone at the table) · ``{"type": "notice", "code": "warming", "level":
   "master"}`` (once per table: that level's compiled code is still being built, so it plays by
-  the expert's rules meanwhile; bots/pool.py ``STAND_IN``)
+  the expert's rules meanwhile; bots/pool.py ``STAND_IN``) · ``"saving-retry"``/``"saved"``
+  notices (web/bot_driver.py)
 
 A bad message gets an error reply to its sender only; nothing changes and the socket stays open.
 A move's ``id`` makes it idempotent: a resent id gets the same ack again and is not played twice.
@@ -57,6 +58,7 @@ from ..bots.pool import BotPool
 from ..cards import CARDS
 from ..game import Game, SetupError
 from ..i18n import PLAYER_NAMES as BOT_FIRST_NAMES
+from ..ops.metrics import Metrics
 from ..rules import CHOICES, OPTION_HELP, PRESETS, Rules, RulesError, preset
 from ..store import Store
 from ..view import public_event
@@ -69,6 +71,7 @@ from .connections import Conn
 from .errors import ActionError
 from .forced import option as forced_option
 from .live_table import LiveTable
+from .ops_api import router as ops_router
 from .players import router as players_router
 from .puzzles_api import router as puzzles_router
 from .pwa import router as pwa_router
@@ -257,6 +260,7 @@ def create_app(database_url: str | None = None, bot_delay: float = 0.8,
     lim = limits or Limits()
     # per address for the whole server: in the database where processes share it (rates.py)
     created = SharedRate(store, "tables", lim.tables_per_minute)
+    metrics = Metrics()  # this process's own (docs/hosting.md, *Operators' tools*)
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -266,7 +270,7 @@ def create_app(database_url: str | None = None, bot_delay: float = 0.8,
         if warm_bots:
             _warm_bots(pool, say or (lambda msg: None))
         tables = Tables(store, bot_delay, pool, open_tables=lim.open_tables,
-                        idle_seconds=lim.idle_seconds, seed_source=seed_source)
+                        idle_seconds=lim.idle_seconds, seed_source=seed_source, metrics=metrics)
         state["tables"] = tables
         _app.state.tables = tables
         tables.start_sweeper()
@@ -296,6 +300,7 @@ def create_app(database_url: str | None = None, bot_delay: float = 0.8,
     app.include_router(open_tables.router)  # issue 20: open tables, quick game
     app.include_router(pwa_router)  # issue 47: installable app, offline play (web/pwa.py)
     app.include_router(players_router)  # issue 47: players recognised by their device
+    app.include_router(ops_router(store, metrics))  # issue 63: /metrics, /healthz
 
     def tables() -> Tables:
         return state["tables"]

@@ -1,11 +1,16 @@
 """The bots at a live table: when one is due, its pace (a jittered pause), its move (a quick
 bot here, a searching one in the worker pool without the table's lock, the stand-in while the
-pool warms up) and the check that a faulty bot never stalls the table."""
+pool warms up) and the check that a faulty bot never stalls the table.
+
+While the database is away the bots retry saving (capped backoff, for as long as the table
+lives) and every connection is sent ``{"type": "notice", "code": "saving-retry"}`` (also one
+that arrives meanwhile), then ``{"type": "notice", "code": "saved"}`` once a write succeeds."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from typing import TYPE_CHECKING, Any
 
 from ..aio import sleep_on
@@ -20,10 +25,14 @@ if TYPE_CHECKING:
 
     from ..bots.pool import BotPool
     from ..match import Match
+    from ..ops.metrics import Metrics
     from .connections import Conn
     from .seats import Seat
 
 log = logging.getLogger("ristiseiska.web")
+
+# the longest pause, in seconds, between a bot's tries to save while the database is away
+RETRY_CAP = 5.0
 
 
 class BotDriver:
@@ -38,6 +47,7 @@ class BotDriver:
         conns: set[Conn]
         bots: dict[int, Any]
         pool: BotPool | None
+        metrics: Metrics
         bot_delay: float
         closed: bool
         started: bool
@@ -54,6 +64,7 @@ class BotDriver:
         def seat_view(self, g: Game, seat: int) -> Any: ...
         async def _apply(self, seat: int, move: Move, move_id: Any = None) -> None: ...
         async def _next_deal_locked(self) -> None: ...
+        async def _reconcile(self) -> None: ...
 
     def _bot(self, seat: int) -> Any:
         if seat not in self.bots:
@@ -93,15 +104,31 @@ class BotDriver:
             await sleep_on(loop, self.bot_delay * self._pace.uniform(0.7, 1.3))
             try:
                 await self._bot_step()  # it takes the lock itself (not while a bot thinks)
-                self.store_failures = 0
             except ActionError as e:  # the store refused (e.g. the database is away)
+                if e.code in ("moved", "storage-fault"):  # final: everyone has been told
+                    return
                 self.store_failures += 1
                 if self.store_failures == 1:
-                    log.warning("table %s: %s", self.id, e.message)
-                if self.store_failures >= 5:  # stop; the next visitor's connection retries
-                    self._error_all(e)
-                    return
-                await asyncio.sleep(min(30.0, 2.0 ** self.store_failures))
+                    log.warning("table %s: %s; the bots retry until it can be saved",
+                                self.id, e.message, extra={"table": self.id})
+                    self._tell_saving(False)
+                # never give up while the table lives: the database may come back any time
+                await sleep_on(loop, min(RETRY_CAP, 0.5 * 2.0 ** min(self.store_failures, 8)))
+            else:
+                self._saved()
+
+    def _saved(self) -> None:
+        """A write went through: after an outage, say so (in the log and on the page)."""
+        if self.store_failures:
+            log.warning("table %s: saving works again after %d failed tries", self.id,
+                        self.store_failures, extra={"table": self.id})
+            self.store_failures = 0
+            self._tell_saving(True)
+
+    def _tell_saving(self, ok: bool) -> None:
+        """The page shows *saving failed, retrying* until it hears *saved* (web.table.saving)."""
+        for c in list(self.conns):
+            c.send({"type": "notice", "code": "saved" if ok else "saving-retry"})
 
     def _error_all(self, e: ActionError) -> None:
         for c in list(self.conns):
@@ -109,6 +136,7 @@ class BotDriver:
 
     async def _bot_step(self) -> None:
         async with self.lock:
+            await self._reconcile()  # after a failed write: what did the store keep?
             due = self._due()
             g = self.game
             if due == "deal":
@@ -124,7 +152,9 @@ class BotDriver:
                 return
             view = self.seat_view(g, seat)
             if not botlib.pooled(level):  # a quick bot
-                await self._apply(seat, self._checked(seat, level, legal, None, view))
+                with self.metrics.bot_seconds.labels(level).time():
+                    chosen = self._checked(seat, level, legal, None, view)
+                await self._apply(seat, chosen)
                 return
             stand = (self.pool or shared_pool()).stand_in(level)
             if stand is not None:  # its compiled code is still being built: no waiting on it
@@ -134,6 +164,7 @@ class BotDriver:
                 return
         # A searching bot thinks in another process, without the table's lock: the table (and
         # the event loop) keep answering meanwhile.
+        began = time.perf_counter()
         try:
             pending: Move | None = await botlib.choose_pooled(
                 self.pool or shared_pool(), level, self._bot_seed(seat), view)
@@ -141,6 +172,7 @@ class BotDriver:
             log.exception("bot %r at table %s seat %d failed; it plays %s instead",
                           level, self.id, seat, legal[0])
             pending = legal[0]
+        self.metrics.bot_seconds.labels(level).observe(time.perf_counter() - began)
         async with self.lock:
             if self.closed or self.game is not g or len(g.moves) != done or g.is_over():
                 return  # the position changed while the bot thought

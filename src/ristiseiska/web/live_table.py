@@ -22,6 +22,7 @@ from ..bots.pool import BotPool
 from ..game import Game, IllegalMoveError
 from ..match import Match
 from ..moves import Move, MoveError
+from ..ops.metrics import UNSERVED, Metrics
 from ..rules import Rules
 from ..store import Store
 from ..store.errors import Fenced
@@ -41,6 +42,7 @@ log = logging.getLogger("ristiseiska.web")
 
 class LiveTable(Seating, TableViews, BotDriver):
     pool: BotPool | None = None  # where the searching bots think (set by Tables)
+    metrics: Metrics = UNSERVED  # the app's (set by Tables; ops/metrics.py)
 
     def __init__(self, table_id: str, config: dict[str, Any], store: Store,
                  bot_delay: float) -> None:
@@ -82,7 +84,10 @@ class LiveTable(Seating, TableViews, BotDriver):
         self._texts: dict[tuple[Any, ...], tuple[int, str]] = {}
         self._acked: dict[int, OrderedDict[Any, str]] = {}
         self.last_active = time.monotonic()
-        self.store_failures = 0
+        self.store_failures = 0  # the bots' failed tries to save in a row (web/bot_driver.py)
+        # a write failed: it may have been committed all the same (a connection lost after the
+        # commit), so the store is asked what it holds before the next write (_reconcile)
+        self._unsure = False
         self.rematch: str | None = None  # the id of this match's rematch, once made (issue 20)
         self.clock = clockmod.TurnClock(self, ActionError)  # the turn clock (issue 20)
         self.forced = forcedmod.ForcedMoves(self)  # forced moves made for a person (issue 52)
@@ -143,6 +148,8 @@ class LiveTable(Seating, TableViews, BotDriver):
                 raise ActionError("table-full", "too many connections to this table")
             self.conns.add(conn)
             self._broadcast()
+            if self.store_failures:  # the page shows that saving is being retried
+                conn.send({"type": "notice", "code": "saving-retry"})
         self.kick()
 
     async def detach(self, conn: Conn) -> None:
@@ -201,6 +208,12 @@ class LiveTable(Seating, TableViews, BotDriver):
 
     async def _apply(self, seat: int, move: Move, move_id: Any = None) -> None:
         """Push, store, then tell everyone. The caller holds the lock."""
+        if self._unsure:  # (the bots and the players' moves have reconciled already)
+            where = (len(self.games), len(self.game.moves) if self.game else 0)
+            await self._reconcile()
+            if where != (len(self.games), len(self.game.moves) if self.game else 0):
+                raise ActionError("store", "a move saved before was read back; this one was "
+                                  "not played")
         g = self.game
         assert g is not None
         g.push(move)
@@ -213,13 +226,19 @@ class LiveTable(Seating, TableViews, BotDriver):
                 extra["epoch"] = self.epoch
             if move_id is not None:  # a failover's new owner knows it was acknowledged
                 extra["move_id"] = json.dumps(move_id)
-            await self.store.add_move(*args, **extra)
+            with self.metrics.store_seconds.labels("move").time():
+                await self.store.add_move(*args, **extra)
         except Exception as e:
+            self.metrics.store_errors.labels("move").inc()
             g.pop()
             self._forget_events()
             if isinstance(e, Fenced):
                 self.lost()
+            else:
+                self._unsure = True
             raise store_error(e, "the move could not be saved") from e
+        self.metrics.moves.inc()
+        self._saved()
         if g.result is not None:
             self.match.add_result(g.result)
             if self.match.is_over():
@@ -239,7 +258,9 @@ class LiveTable(Seating, TableViews, BotDriver):
                                         and not isinstance(move_id, bool)):
             raise ActionError("bad-id", "a move id is a whole number or a short text")
         acked = self._acked.setdefault(seat, OrderedDict())
+        began = time.perf_counter()
         async with self.lock:
+            await self._reconcile()  # after a failed write: a move stored all the same
             if move_id is not None and move_id in acked:
                 if acked[move_id] != text.strip().upper() and acked[move_id] != text:
                     raise ActionError("id-reused", f"move id {move_id!r} was already used "
@@ -252,6 +273,7 @@ class LiveTable(Seating, TableViews, BotDriver):
                 acked[move_id] = played
                 if len(acked) > MAX_MOVE_IDS:
                     acked.popitem(last=False)
+        self.metrics.move_seconds.observe(time.perf_counter() - began)  # checked, stored, told
         self.kick()
         return played
 
@@ -283,6 +305,7 @@ class LiveTable(Seating, TableViews, BotDriver):
         self.kick()
 
     async def _next_deal_locked(self) -> None:
+        await self._reconcile()
         g = self.game
         if g is not None and not g.is_over():
             raise ActionError("deal-running", "the deal is still being played")
@@ -291,18 +314,62 @@ class LiveTable(Seating, TableViews, BotDriver):
         try:
             await self._start_deal(len(self.games))
         except Exception as e:  # noqa: BLE001
+            if not isinstance(e, Fenced):
+                self._unsure = True
             raise store_error(e, "the next deal could not be saved") from e
         self.games.append(self.match.new_deal())
+        self._saved()
         self._broadcast()
+
+    async def _reconcile(self) -> None:
+        """After a failed write (the caller holds the lock): take in what the store holds
+        beyond this copy, i.e. a move or a deal whose commit went through although its caller
+        heard of a failure, so nothing is lost or stored twice. Raises the store's error
+        (nothing changed) while the database is still away."""
+        if not self._unsure:
+            return
+        try:
+            deals, moves = await self.store.tail(self.id, len(self.games) - 1)
+        except Exception as e:  # noqa: BLE001
+            if isinstance(e, Fenced):
+                self.lost()
+            raise store_error(e, "the table could not be read back") from e
+        self._unsure = False
+        g = self.game
+        read = bool(g is not None and len(moves) > len(g.moves))
+        if g is not None:
+            for seat, text, move_id in moves[len(g.moves):]:
+                log.warning("table %s: move %s was saved although its write failed",
+                            self.id, text, extra={"table": self.id})
+                g.push(g.parse_move(text))
+                self.metrics.moves.inc()
+                if move_id is not None:  # the player's resend gets its ack, not a refusal
+                    with contextlib.suppress(ValueError):
+                        self._acked.setdefault(seat, OrderedDict())[json.loads(move_id)] = text
+                if g.result is not None:
+                    self.match.add_result(g.result)
+                    if self.match.is_over():
+                        with contextlib.suppress(Exception):
+                            await self.store.set_finished(self.id)
+        if deals > len(self.games) and (g is None or g.is_over()):
+            log.warning("table %s: deal %d was saved although its write failed",
+                        self.id, deals, extra={"table": self.id})
+            self.games.append(self.match.new_deal())
+            read = True
+        if read:
+            self._broadcast()
 
     async def _start_deal(self, deal: int) -> None:
         try:
-            if self.epoch is None:
-                await self.store.start_deal(self.id, deal)
-            else:
-                await self.store.start_deal(self.id, deal, epoch=self.epoch)
-        except Fenced:
-            self.lost()
+            with self.metrics.store_seconds.labels("deal").time():
+                if self.epoch is None:
+                    await self.store.start_deal(self.id, deal)
+                else:
+                    await self.store.start_deal(self.id, deal, epoch=self.epoch)
+        except Exception as e:
+            self.metrics.store_errors.labels("deal").inc()
+            if isinstance(e, Fenced):
+                self.lost()
             raise
 
     def lost(self) -> None:
@@ -312,6 +379,7 @@ class LiveTable(Seating, TableViews, BotDriver):
         if self.closed:
             return
         self.closed = True
+        self.metrics.lost.inc()
         log.warning("table %s: taken over by another server process; this copy stops",
                     self.id)
         self._error_all(ActionError("moved", MOVED))

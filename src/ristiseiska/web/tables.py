@@ -25,6 +25,7 @@ from .. import fair
 from ..aio import Outbox as Outbox
 from ..bots.pool import BotPool
 from ..moves import Move
+from ..ops.metrics import UNSERVED, Metrics
 from ..store import Store
 from ..store.errors import StorageFault
 from .connections import MAX_CONNECTIONS as MAX_CONNECTIONS
@@ -62,8 +63,8 @@ class Tables:
 
     def __init__(self, store: Store, bot_delay: float, pool: BotPool | None = None,
                  open_tables: int = 5000,
-                 idle_seconds: float = 300.0, seed_source: Callable[[], int] | None = None
-                 ) -> None:
+                 idle_seconds: float = 300.0, seed_source: Callable[[], int] | None = None,
+                 metrics: Metrics | None = None) -> None:
         self.store = store
         self.bot_delay = bot_delay
         self.pool = pool
@@ -71,6 +72,9 @@ class Tables:
         self.idle_seconds = idle_seconds
         self.seed_source = seed_source or fair.new_seed
         self.live: dict[str, LiveTable] = {}
+        self.metrics = metrics or UNSERVED  # the app's (ops/metrics.py)
+        if metrics is not None:  # its gauges read the tables in memory
+            metrics.watch(lambda: self.live.values())
         # one load at a time per table, many tables at once (a failover brings a process many
         # tables together: loading them one by one kept the last waiting for seconds)
         self._loading: dict[str, tuple[asyncio.Lock, list[int]]] = {}
@@ -127,6 +131,7 @@ class Tables:
             try:
                 t = LiveTable.from_stored(st, self.store, self.bot_delay)
                 t.pool = self.pool
+                t.metrics = self.metrics
             except Exception as e:  # e.g. stored moves an older engine accepted
                 raise ActionError("broken-table",
                                   f"this table cannot be restored: {e}") from e
@@ -140,6 +145,8 @@ class Tables:
         return bool(getattr(self.store, "fencing", False))
 
     def _own(self, t: LiveTable, epoch: int | None) -> None:
+        if epoch is not None:
+            self.metrics.claims.inc()
         t.epoch = epoch
         t.owner_checked = time.monotonic()
         t.on_lost = self._lost
@@ -222,6 +229,7 @@ class Tables:
             raise store_error(e, "the table could not be saved") from e
         t = LiveTable(table_id, config, self.store, self.bot_delay)
         t.pool = self.pool
+        t.metrics = self.metrics
         self.live[table_id] = t
         try:
             self._own(t, await self.store.take(table_id) if self.fencing else None)

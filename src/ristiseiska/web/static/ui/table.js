@@ -53,8 +53,14 @@ export function TablePage({ id, lang, langs = null, useConn = useTableSocket }) 
     push(text, "error");
   };
   // e.g. a bot plays by the expert's rules while its compiled code is built (said once a table)
-  const onNotice = (msg) => { const key = `bots.${msg.code}.${msg.level}`; if (hasText(key)) push(t(key), "info", 9000); };
+  // the server cannot save: shown until it says saving works again (issue 63)
+  const [saving, setSaving] = useState(false);
+  const onNotice = (msg) => {
+    if (msg.code === "saving-retry" || msg.code === "saved") return setSaving(msg.code === "saving-retry");
+    const key = `bots.${msg.code}.${msg.level}`; if (hasText(key)) push(t(key), "info", 9000);
+  };
   const { state, conn, hint, setHint, pending, setPending, send, rejoin } = useConn(id, lang, onError, onNotice);
+  useEffect(() => { if (conn === "reconnecting") setSaving(false); }, [conn]);  // a new socket is told again
   const [modal, setModal] = useState(null);
   const [choice, setChoice] = useState(null);
   const [name, setName] = useState(localStorage.getItem("rs.name") || "");
@@ -233,6 +239,7 @@ export function TablePage({ id, lang, langs = null, useConn = useTableSocket }) 
 
   return html`
     ${conn === "reconnecting" && html`<div class="notice conn" role="status" data-testid="reconnecting">${t("web.table.reconnecting")}</div>`}
+    ${saving && conn !== "reconnecting" && html`<div class="notice conn" role="status" data-testid="saving-retry">${t("web.table.saving_retry")}</div>`}
     <div class=${"room" + (view && view.rows.length > 4 ? " rows8" : "")}>
     <div class="topbar">
       <h1 class="brand"><a href="/" data-action="lobby"><span aria-hidden="true">♣7</span><span class="brand-name"> ${t("web.title")}</span></a></h1>
