@@ -90,3 +90,14 @@ def test_cli_writes_json_and_markdown(tmp_path, capsys) -> None:
     (tmp_path / "file").write_text("")
     assert main(["ladder", "--bots", "random,basic", "--out", str(tmp_path / "file")]) == 2
     assert main(["ladder", "--bots", "random,basic", "--move-limit", "0"]) == 2
+
+
+def test_module_examples() -> None:
+    import doctest
+
+    import ristiseiska.bots.plugins
+    import ristiseiska.ladder
+
+    for module in (ristiseiska.ladder, ristiseiska.bots.plugins):
+        failures, tried = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+        assert failures == 0 and tried > 0

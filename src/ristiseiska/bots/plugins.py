@@ -45,6 +45,11 @@ class PluginError(ValueError):
     """A bot name that resolves to nothing, or a class that does not fit the interface."""
 
 
+class IllegalMove(ValueError):
+    """Raised by a bot that knows its answer is no legal move (an adapter whose policy chose a
+    masked action): a :class:`GuardedBot` counts it as ``illegal``, not ``error``."""
+
+
 def is_ours(name: str) -> bool:
     return name.strip().lower() in BOTS
 
@@ -168,6 +173,8 @@ class GuardedBot:
         if self.move_limit is None:
             try:
                 return "ok", self.inner.choose(view)
+            except IllegalMove as e:
+                return "illegal", e
             except Exception as e:  # noqa: BLE001
                 return "error", e
         box: list[tuple[str, Any]] = []
@@ -176,6 +183,8 @@ class GuardedBot:
         def work() -> None:
             try:
                 box.append(("ok", self.inner.choose(view)))
+            except IllegalMove as e:
+                box.append(("illegal", e))
             except BaseException as e:  # noqa: BLE001 - SystemExit from a plugin too
                 box.append(("error", e))
             finally:
@@ -197,7 +206,7 @@ class GuardedBot:
                 pass
             kind = "illegal"
             self.last_error = f"returned {answer!r}"
-        elif kind == "error":
+        elif kind in ("error", "illegal"):
             self.last_error = f"{type(answer).__name__}: {answer}"
         else:
             self.last_error = f"no move within {self.move_limit:g} s"
