@@ -157,3 +157,32 @@ def test_bad_move_limit() -> None:
     with pytest.raises(TournamentError, match="move limit"):
         run_tournament(Rules(), ["basic", "random"], 1, move_limit=-1.0, workers=1)
 
+
+
+def test_the_terminal_game_takes_plugin_bots(plugin_path) -> None:
+    """``ristiseiska play --bots p59first,p59bots:Crash``: the set-up accepts them, the game
+    plays them (the crashing one through its stand-in) to the end of a deal."""
+    import argparse
+    import random
+
+    from ristiseiska.commands.common import CliError
+    from ristiseiska.commands.play import add_arguments, settings_from_args
+    from ristiseiska.tui.session import Session, Setup, level_id
+
+    p = argparse.ArgumentParser()
+    add_arguments(p)
+    d = settings_from_args(p.parse_args(["--players", "3", "--bots", "p59first,p59bots:Crash"]))
+    assert d["bots"] == ["p59first", "p59bots:Crash"]
+    with pytest.raises(CliError, match="unknown bot level"):
+        settings_from_args(p.parse_args(["--players", "3", "--bots", "p59first,p59bots:Nope"]))
+    assert level_id("policy") is None and level_id("master-classic") is None
+    s = Session(Setup(Rules().replace(match_deals=1), players=3,
+                      bots=["p59first", "p59bots:Crash"], seed=4), None)
+    assert isinstance(s.bot(1), GuardedBot) and isinstance(s.bot(2), GuardedBot)
+    rng = random.Random(2)
+    while not s.deal_over:
+        if s.human_to_move:
+            s.apply_text(rng.choice(s.game.legal_moves()).text(False))
+        else:
+            s.step_bot()
+    assert s.bot(2).faults.get("error", 0) > 0 and s.bot(1).faults == {}
