@@ -19,6 +19,7 @@ Bots with the same spec are counted together ("random" ×3 is one line).
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import time
@@ -75,6 +76,19 @@ def parse_bot_spec(spec: str) -> tuple[str, dict[str, Any]]:
     return name, opts
 
 
+@functools.lru_cache(maxsize=64)
+def _parsed_items(spec: str) -> tuple[str, tuple[tuple[str, Any], ...]]:
+    name, opts = parse_bot_spec(spec)
+    return name, tuple(opts.items())
+
+
+def _parsed(spec: str) -> tuple[str, dict[str, Any]]:
+    """:func:`parse_bot_spec` once per process and spec (it makes the bot to check it: a
+    plugin that loads a model would load it twice for every play)."""
+    name, items = _parsed_items(spec)
+    return name, dict(items)
+
+
 @dataclass
 class Play:
     """One deal played by one seating: per seat the bot label, points, win credit, rank."""
@@ -107,7 +121,7 @@ def play_one(rules: Rules, specs: Sequence[str], seed: int, deal: int, rotation:
     """Play deal ``deal`` with the bot list rotated by ``rotation`` seats; a plugin bot has
     ``move_limit`` seconds a move (:class:`~ristiseiska.bots.plugins.GuardedBot`)."""
     n = len(specs)
-    parsed = [parse_bot_spec(s) for s in specs]
+    parsed = [_parsed(s) for s in specs]
     labels = tuple(specs[(s - rotation) % n] for s in range(n))
     deal_seed = derive_seed(seed, deal)
     bots = []
