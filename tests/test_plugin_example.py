@@ -36,8 +36,9 @@ def test_installed_plugin_plays_a_tournament_and_a_ladder(tmp_path) -> None:
     target = _install(tmp_path)
     assert (target / "opener_bot" / "__init__.py").is_file()
     out = tmp_path / "t.json"
+    # two worker processes: each finds the entry point itself
     r = _run(target, "tournament", "--bots", "opener,expert,basic,random", "--games", "4",
-             "--workers", "1", "--quiet", "--json", str(out))
+             "--workers", "2", "--quiet", "--json", str(out))
     assert r.returncode == 0, r.stderr
     data = json.loads(out.read_text())
     assert data["results"]["opener"]["deals"] == 4
