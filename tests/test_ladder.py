@@ -101,3 +101,28 @@ def test_module_examples() -> None:
     for module in (ristiseiska.ladder, ristiseiska.bots.plugins):
         failures, tried = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
         assert failures == 0 and tried > 0
+
+
+def test_a_faulty_plugin_is_rated_and_its_faults_reported(tmp_path, monkeypatch, capsys) -> None:
+    import sys
+
+    (tmp_path / "p59crash.py").write_text(
+        "from ristiseiska.bots.base import Bot\n\n"
+        "class Crash(Bot):\n"
+        "    name = 'crash'\n"
+        "    def choose(self, view):\n"
+        "        raise RuntimeError('boom')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        lad = run_ladder(Rules(), ["p59crash:Crash", "random"], deals=2, seed=1)
+        crash = next(e for e in lad.entries if e.name == "p59crash:Crash")
+        assert crash.faults["error"] > 0 and crash.deals == 4
+        assert next(e for e in lad.entries if e.name == "random").faults == {}
+        rc = main(["ladder", "--bots", "p59crash:Crash,random", "--deals", "1", "--quiet",
+                   "--out", str(tmp_path / "out"), "--lang", "fi"])
+    finally:
+        sys.modules.pop("p59crash", None)
+    assert rc == 0
+    assert "virhe" in (tmp_path / "out" / "ladder.md").read_text()
+    data = json.loads((tmp_path / "out" / "ladder.json").read_text())
+    assert next(b for b in data["bots"] if b["name"] == "p59crash:Crash")["faults"]["error"] > 0
