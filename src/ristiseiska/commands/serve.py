@@ -41,6 +41,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "(default): it is on disk before the ack, so even a power cut keeps it; "
                    "crash: the server's own crash or kill keeps it, a power cut may lose the "
                    "last moments, and a slow disk no longer holds up play")
+    p.add_argument("--ladder", metavar="FILE",
+                   help="show this ladder.json (ristiseiska ladder) at /ladder")
     p.add_argument("--listen-fd", type=int, default=None, help=argparse.SUPPRESS)
     p.add_argument("--process-index", type=int, default=None, help=argparse.SUPPRESS)
     from ..web.security import Limits
@@ -123,6 +125,15 @@ def run(args: argparse.Namespace) -> int:
         raise CliError("several processes cannot share an in-memory SQLite database: give "
                        "--database-url a file (sqlite:///path/games.db) or PostgreSQL")
     label = f"{args.process_index}:{os.getpid()}" if worker else None
+    ladder = None
+    if args.ladder:
+        from ..ladder import LadderError
+        from ..web.ladder_page import ladder_router
+
+        try:
+            ladder = ladder_router(args.ladder)
+        except LadderError as e:
+            raise CliError(f"--ladder {args.ladder}: {e}") from None
     try:
         app = create_app(url, bot_delay=args.bot_delay, limits=limits, warm_bots=True,
                          say=lambda msg: print(msg, flush=True), process_label=label,
@@ -130,6 +141,8 @@ def run(args: argparse.Namespace) -> int:
                          durability=args.durability)
     except Exception as e:  # a malformed URL or a missing driver
         raise CliError(f"cannot use database {_safe(url)}: {_one_line(e)}") from None
+    if ladder is not None:
+        app.include_router(ladder)
     # The database is checked before the address is printed: a damaged, empty or read-only
     # file is one clear message and a non-zero exit, never a server that fails later.
     from ..store import StoreError
@@ -236,6 +249,8 @@ def _worker_argv(args: argparse.Namespace, url: str) -> list[str]:
            "--quick-per-minute", str(args.quick_per_minute),
            # the supervisor's address, so that each process accepts the same Host names
            "--host", args.host]
+    if args.ladder:
+        out += ["--ladder", os.path.abspath(args.ladder)]
     for name in args.allowed_host:
         out += ["--allowed-host", name]
     if args.no_limits:
