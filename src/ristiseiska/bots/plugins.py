@@ -17,7 +17,7 @@ of ``view.legal_moves`` (:class:`ristiseiska.bots.base.Bot` is the interface to 
     >>> make_bot("no_such_bot")
     Traceback (most recent call last):
     ...
-    ristiseiska.bots.plugins.PluginError: unknown bot 'no_such_bot': none of the known bots (random, basic, expert, master, neural, master-neural, master-classic, master-epimc, policy), no entry point of that name in the group 'ristiseiska.bots', and not of the form package.module:Class
+    ristiseiska.bots.plugins.PluginError: unknown bot 'no_such_bot': none of the known bots (random, basic, ...), no entry point of that name in the group 'ristiseiska.bots', and not of the form package.module:Class
 
 Plugins are somebody else's code, so :func:`make_bot` wraps them in a :class:`GuardedBot`: a
 move that raises, takes longer than its limit or is not legal is played by :data:`STAND_IN`
