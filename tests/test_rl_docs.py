@@ -15,7 +15,7 @@ NEEDS = {"pettingzoo": "ristiseiska.rl import env", "gymnasium": "import gymnasi
 
 
 def test_every_interface_has_an_example() -> None:
-    assert len(BLOCKS) == 5
+    assert len(BLOCKS) == 6
     for block in BLOCKS:
         assert len(block.strip().splitlines()) <= 14  # about ten lines, as promised
 

@@ -21,6 +21,7 @@ COMMANDS = {
     "bench": "bench",
     "replay": "replay",
     "tournament": "tournament",
+    "ladder": "ladder",
     "analyze": "analyze",
     "puzzles": "puzzles",
     "train": "train",

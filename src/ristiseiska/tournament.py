@@ -19,6 +19,7 @@ Bots with the same spec are counted together ("random" ×3 is one line).
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import time
@@ -27,7 +28,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from typing import Any
 
-from .bots import BOTS, get_bot
+from .bots.plugins import MOVE_LIMIT, GuardedBot, PluginError, is_ours, make_bot
 from .game import Game
 from .rules import Rules, preset
 from .sim import derive_seed
@@ -40,13 +41,21 @@ class TournamentError(ValueError):
 
 
 def parse_bot_spec(spec: str) -> tuple[str, dict[str, Any]]:
-    """``'master:iterations=50:time_limit=1'`` -> ``('master', {'iterations': 50, ...})``."""
+    """``'master:iterations=50:time_limit=1'`` -> ``('master', {'iterations': 50, ...})``.
+
+    The name may be a plugin's (an entry point, or ``package.module:Class``, whose colon is
+    part of the name: ``mybots.greedy:Greedy:depth=2``; :mod:`ristiseiska.bots.plugins`)."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise TournamentError(f"a bot must be named, not {spec!r}")
     parts = [p.strip() for p in spec.strip().split(":")]
-    name = parts[0].lower()
-    if name not in BOTS:
-        raise TournamentError(f"unknown bot {parts[0]!r}; known bots: {', '.join(BOTS)}")
+    name = parts[0]
+    rest = parts[1:]
+    if rest and "=" not in rest[0] and not is_ours(name):  # package.module:Class
+        name, rest = f"{name}:{rest[0]}", rest[1:]
+    if is_ours(name):
+        name = name.lower()
     opts: dict[str, Any] = {}
-    for p in parts[1:]:
+    for p in rest:
         if "=" not in p:
             raise TournamentError(f"bot option {p!r} in {spec!r} must look like name=value")
         k, v = (x.strip() for x in p.split("=", 1))
@@ -59,10 +68,25 @@ def parse_bot_spec(spec: str) -> tuple[str, dict[str, Any]]:
                 continue
         opts[k] = value
     try:
-        get_bot(name, seed=0, **opts)
+        make_bot(name, seed=0, **opts)
+    except PluginError as e:
+        raise TournamentError(str(e)) from None
     except (ValueError, TypeError) as e:
         raise TournamentError(f"bot {spec!r}: {e}") from None
     return name, opts
+
+
+@functools.lru_cache(maxsize=64)
+def _parsed_items(spec: str) -> tuple[str, tuple[tuple[str, Any], ...]]:
+    name, opts = parse_bot_spec(spec)
+    return name, tuple(opts.items())
+
+
+def _parsed(spec: str) -> tuple[str, dict[str, Any]]:
+    """:func:`parse_bot_spec` once per process and spec (it makes the bot to check it: a
+    plugin that loads a model would load it twice for every play)."""
+    name, items = _parsed_items(spec)
+    return name, dict(items)
 
 
 @dataclass
@@ -77,6 +101,8 @@ class Play:
     rank: tuple[float, ...]
     winner: int | None
     move_times: dict[str, list[float]] = field(default_factory=dict)
+    # per plugin bot label, its faults by kind (error, timeout, illegal): moves its stand-in made
+    faults: dict[str, dict[str, int]] = field(default_factory=dict)
 
 
 def _ranks(points: Sequence[float], winner: int | None) -> tuple[float, ...]:
@@ -90,16 +116,19 @@ def _ranks(points: Sequence[float], winner: int | None) -> tuple[float, ...]:
     return tuple(out)
 
 
-def play_one(rules: Rules, specs: Sequence[str], seed: int, deal: int, rotation: int) -> Play:
-    """Play deal ``deal`` with the bot list rotated by ``rotation`` seats."""
+def play_one(rules: Rules, specs: Sequence[str], seed: int, deal: int, rotation: int,
+             move_limit: float = MOVE_LIMIT) -> Play:
+    """Play deal ``deal`` with the bot list rotated by ``rotation`` seats; a plugin bot has
+    ``move_limit`` seconds a move (:class:`~ristiseiska.bots.plugins.GuardedBot`)."""
     n = len(specs)
-    parsed = [parse_bot_spec(s) for s in specs]
+    parsed = [_parsed(s) for s in specs]
     labels = tuple(specs[(s - rotation) % n] for s in range(n))
     deal_seed = derive_seed(seed, deal)
     bots = []
     for s in range(n):
         name, opts = parsed[(s - rotation) % n]
-        bots.append(get_bot(name, seed=derive_seed(deal_seed, 1 + rotation * n + s), **opts))
+        bots.append(make_bot(name, seed=derive_seed(deal_seed, 1 + rotation * n + s),
+                             move_limit=move_limit, **opts))
     g = Game(rules, n, seed=deal_seed, dealer=deal % n)
     times: dict[str, list[float]] = {}
     while not g.is_over():
@@ -122,7 +151,14 @@ def play_one(rules: Rules, specs: Sequence[str], seed: int, deal: int, rotation:
         low = min(pts)
         k = sum(1 for p in pts if p == low)
         win = tuple(1.0 / k if p == low else 0.0 for p in pts)
-    return Play(deal, rotation, labels, pts, win, _ranks(pts, res.winner), res.winner, times)
+    faults: dict[str, dict[str, int]] = {}
+    for s, bot in enumerate(bots):
+        if isinstance(bot, GuardedBot) and bot.faults:
+            mine = faults.setdefault(labels[s], {})
+            for kind, k in bot.faults.items():
+                mine[kind] = mine.get(kind, 0) + k
+    return Play(deal, rotation, labels, pts, win, _ranks(pts, res.winner), res.winner, times,
+                faults)
 
 
 def jobs(games: int, players: int, duplicate: bool) -> list[tuple[int, int]]:
@@ -132,8 +168,8 @@ def jobs(games: int, players: int, duplicate: bool) -> list[tuple[int, int]]:
 
 
 def play_chunk(rules: Rules, specs: Sequence[str], seed: int,
-               chunk: Sequence[tuple[int, int]]) -> list[Play]:
-    return [play_one(rules, specs, seed, d, r) for d, r in chunk]
+               chunk: Sequence[tuple[int, int]], move_limit: float = MOVE_LIMIT) -> list[Play]:
+    return [play_one(rules, specs, seed, d, r, move_limit) for d, r in chunk]
 
 
 def wilson(successes: float, n: int, z: float = Z95) -> tuple[float, float]:
@@ -169,13 +205,14 @@ class Tournament:
     duplicate: bool
     plays: list[Play] = field(default_factory=list)
     seconds: float = 0.0
+    move_limit: float = MOVE_LIMIT
 
     def stats(self) -> dict[str, dict[str, Any]]:
         """Per bot label: deals, wins, win rate with a 95% Wilson interval, mean points with a
         95% interval, mean rank, and the bot's thinking time per decision."""
         per: dict[str, dict[str, Any]] = {}
         for label in dict.fromkeys(self.specs):
-            per[label] = {"points": [], "wins": 0.0, "ranks": [], "times": []}
+            per[label] = {"points": [], "wins": 0.0, "ranks": [], "times": [], "faults": {}}
         for p in sorted(self.plays, key=lambda p: (p.deal, p.rotation)):
             for s, label in enumerate(p.labels):
                 d = per[label]
@@ -184,6 +221,10 @@ class Tournament:
                 d["ranks"].append(p.rank[s])
             for label, ts in p.move_times.items():
                 per[label]["times"].extend(ts)
+            for label, kinds in p.faults.items():
+                f = per[label]["faults"]
+                for kind, k in kinds.items():
+                    f[kind] = f.get(kind, 0) + k
         out: dict[str, dict[str, Any]] = {}
         for label, d in per.items():
             n = len(d["points"])
@@ -201,6 +242,8 @@ class Tournament:
                 "decisions": len(times),
                 "move_seconds_median": times[len(times) // 2] if times else 0.0,
                 "move_seconds_max": times[-1] if times else 0.0,
+                # moves the stand-in made for a plugin bot, by kind of fault
+                "faults": dict(sorted(d["faults"].items())),
             }
         return out
 
@@ -224,6 +267,7 @@ class Tournament:
             "seed": self.seed,
             "deals_played": len(self.plays),
             "seconds": round(self.seconds, 3),
+            "move_limit": self.move_limit,
             "results": self.stats(),
             # every play, so that a later run on the same deals can be compared deal by deal
             # (paired_difference)
@@ -324,15 +368,19 @@ def _chunks(items: list[tuple[int, int]], size: int) -> Iterator[list[tuple[int,
 def run_tournament(rules: Rules, specs: Sequence[str], games: int, seed: int = 0,
                    duplicate: bool = False, workers: int | None = None,
                    progress: Callable[[int, int], None] | None = None,
-                   ray_address: str | None = None, chunk_size: int | None = None) -> Tournament:
+                   ray_address: str | None = None, chunk_size: int | None = None,
+                   move_limit: float = MOVE_LIMIT) -> Tournament:
     """Play the tournament; ``progress(done, total)`` is called as plays finish.
+    ``move_limit``: seconds a plugin bot may think per move before the stand-in plays.
     ``workers``: processes (``None``: one per core; 1: in this process). ``ray_address``:
     run on Ray (``'local'`` starts a local Ray)."""
     specs = [s.strip() for s in specs]
     check_setup(rules, specs, games)
     todo = jobs(games, len(specs), duplicate)
     total = len(todo)
-    t = Tournament(rules, list(specs), games, seed, duplicate)
+    if not (isinstance(move_limit, (int, float)) and 0 < move_limit < math.inf):
+        raise TournamentError(f"the move limit must be a positive number of seconds, not {move_limit!r}")
+    t = Tournament(rules, list(specs), games, seed, duplicate, move_limit=float(move_limit))
     start = time.perf_counter()
     if workers is None:
         workers = os.cpu_count() or 1
@@ -343,21 +391,21 @@ def run_tournament(rules: Rules, specs: Sequence[str], games: int, seed: int = 0
     chunks = list(_chunks(todo, chunk_size))
     done = 0
     if ray_address is not None:
-        for plays in _run_ray(rules, specs, seed, chunks, ray_address):
+        for plays in _run_ray(rules, specs, seed, chunks, ray_address, move_limit):
             t.plays.extend(plays)
             done += len(plays)
             if progress:
                 progress(done, total)
     elif workers == 1 or len(chunks) == 1:
         for ch in chunks:
-            plays = play_chunk(rules, specs, seed, ch)
+            plays = play_chunk(rules, specs, seed, ch, move_limit)
             t.plays.extend(plays)
             done += len(plays)
             if progress:
                 progress(done, total)
     else:
         with ProcessPoolExecutor(max_workers=workers) as pool:
-            futs = [pool.submit(play_chunk, rules, specs, seed, ch) for ch in chunks]
+            futs = [pool.submit(play_chunk, rules, specs, seed, ch, move_limit) for ch in chunks]
             for fut in as_completed(futs):
                 plays = fut.result()
                 t.plays.extend(plays)
@@ -370,7 +418,8 @@ def run_tournament(rules: Rules, specs: Sequence[str], games: int, seed: int = 0
 
 
 def _run_ray(rules: Rules, specs: Sequence[str], seed: int,
-             chunks: list[list[tuple[int, int]]], address: str) -> Iterator[list[Play]]:
+             chunks: list[list[tuple[int, int]]], address: str,
+             move_limit: float = MOVE_LIMIT) -> Iterator[list[Play]]:
     try:
         import ray  # type: ignore[import-not-found, unused-ignore]
     except ImportError:
@@ -387,7 +436,8 @@ def _run_ray(rules: Rules, specs: Sequence[str], seed: int,
         started = True
     try:
         remote = ray.remote(play_chunk)
-        pending = [remote.remote(rules, list(specs), seed, ch) for ch in chunks]
+        pending = [remote.remote(rules, list(specs), seed, ch, move_limit)  # type: ignore[call-arg, unused-ignore]
+                   for ch in chunks]
         while pending:
             ready, pending = ray.wait(pending, num_returns=1)
             for ref in ready:

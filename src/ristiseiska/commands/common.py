@@ -58,7 +58,9 @@ NUMERIC_BOUNDS: dict[str, dict[str, tuple[float | None, float | None]]] = {
     "replay": {"deal": (None, 10_000_000)},
     "simulate": {"players": (2, 8), "games": (1, 100_000_000), "seed": SEEDS, "workers": (1, 256)},
     "tournament": {"players": (2, 8), "games": (1, 10_000_000), "seed": SEEDS,
-                   "workers": (1, 256)},
+                   "workers": (1, 256), "move_limit": (0.001, 3600)},
+    "ladder": {"players": (2, 8), "deals": (1, 1_000_000), "seed": SEEDS, "workers": (1, 256),
+               "move_limit": (0.001, 3600)},
 }
 
 

@@ -25,7 +25,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--players", type=int, metavar="N", help="number of players, 2–8 (default 4)")
     p.add_argument("--bots", metavar="LEVELS",
                    help="bot level per other seat, comma separated (e.g. expert,expert,master); one level applies to all; "
-                        "Finnish names work too (aloittelija, taitava, itseoppinut, mestari)")
+                        "Finnish names work too (aloittelija, taitava, itseoppinut, mestari); "
+                        "a bot plugin by its entry-point name or package.module:Class")
     p.add_argument("--name", help="your name")
     p.add_argument("--deals", type=int, metavar="N", help="match length in deals (default: the rules' own)")
     p.add_argument("--target", type=int, metavar="POINTS", help="match ends when someone reaches this total")

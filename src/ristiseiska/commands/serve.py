@@ -46,6 +46,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="log records on stderr as text (default) or one JSON object a line "
                    "(time, level, logger, message, fields such as the table); also "
                    "RISTISEISKA_LOG_FORMAT=json")
+    p.add_argument("--ladder", metavar="FILE",
+                   help="show this ladder.json (ristiseiska ladder) at /ladder")
     p.add_argument("--listen-fd", type=int, default=None, help=argparse.SUPPRESS)
     p.add_argument("--process-index", type=int, default=None, help=argparse.SUPPRESS)
     from ..web.security import Limits
@@ -134,6 +136,15 @@ def run(args: argparse.Namespace) -> int:
         raise CliError("several processes cannot share an in-memory SQLite database: give "
                        "--database-url a file (sqlite:///path/games.db) or PostgreSQL")
     label = f"{args.process_index}:{os.getpid()}" if worker else None
+    ladder = None
+    if args.ladder:
+        from ..ladder import LadderError
+        from ..web.ladder_page import ladder_router
+
+        try:
+            ladder = ladder_router(args.ladder)
+        except LadderError as e:
+            raise CliError(f"--ladder {args.ladder}: {e}") from None
     try:
         app = create_app(url, bot_delay=args.bot_delay, limits=limits, warm_bots=True,
                          say=lambda msg: print(msg, flush=True), process_label=label,
@@ -141,6 +152,8 @@ def run(args: argparse.Namespace) -> int:
                          durability=args.durability)
     except Exception as e:  # a malformed URL or a missing driver
         raise CliError(f"cannot use database {_safe(url)}: {_one_line(e)}") from None
+    if ladder is not None:
+        app.include_router(ladder)
     # The database is checked before the address is printed: a damaged, empty or read-only
     # file is one clear message and a non-zero exit, never a server that fails later.
     from ..store import StoreError
@@ -252,6 +265,8 @@ def _worker_argv(args: argparse.Namespace, url: str) -> list[str]:
            "--quick-per-minute", str(args.quick_per_minute),
            # the supervisor's address, so that each process accepts the same Host names
            "--host", args.host]
+    if args.ladder:
+        out += ["--ladder", os.path.abspath(args.ladder)]
     for name in args.allowed_host:
         out += ["--allowed-host", name]
     if args.no_limits:

@@ -13,7 +13,10 @@ DESCRIPTION = (
     "docs/strength.md), seats rotating, and print "
     "per bot: deals, wins, win rate with a 95% confidence interval, mean points with a 95% "
     "interval, mean rank and thinking time. A bot may carry options: "
-    "master:iterations=50:time_limit=1."
+    "master:iterations=50:time_limit=1. A bot may also be a plugin: the name of an entry point "
+    "in the group ristiseiska.bots or package.module:Class (docs/simulation.md, Bring your own "
+    "bot); a plugin's move that fails, is late or is illegal is played by the basic bot and "
+    "counted as a fault."
 )
 
 # the bots whose thinking needs the compiled kernel (and the network's environment)
@@ -33,6 +36,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="play every deal once per seat rotation so that the luck of the deal cancels")
     p.add_argument("--workers", type=int, default=None,
                    help="processes to use (default: one per core; 1 runs in this process)")
+    p.add_argument("--move-limit", type=float, default=5.0, metavar="SECONDS",
+                   help="seconds a plugin bot may think per move before the basic bot plays "
+                        "for it (default 5)")
     p.add_argument("--json", metavar="FILE", help="write the figures as JSON")
     p.add_argument("--plot", metavar="FILE.png", help="draw win rates and points distributions")
     p.add_argument("--paired", metavar="FILE.json",
@@ -51,6 +57,9 @@ TEXTS: dict[str, dict[str, Any]] = {
            "house": "house rules", "dup": " (duplicate)",
            "cols": ("bot", "deals", "wins", "win % [95% CI]", "points [95% CI]", "rank",
                     "s/move med|max"),
+           "faults": "{bot}: {count} moves played by the stand-in (basic): {kinds}",
+           "kinds": {"error": "raised an error", "timeout": "over the move limit",
+                     "illegal": "illegal move"},
            "paired": "paired with {path}: {new} against {old} on the same {deals} deals and seats",
            "wins": "  wins   {new}% against {old}%: {diff} ±{half} percentage points (95%)",
            "points": "  points {new} against {old}: {diff} ±{half} a deal (95%; fewer is better)"},
@@ -58,6 +67,8 @@ TEXTS: dict[str, dict[str, Any]] = {
            "house": "omat säännöt", "dup": " (samat jaot kaikilla paikoilla)",
            "cols": ("botti", "jakoja", "voittoja", "voitto-% [95 %:n väli]",
                     "pisteet [95 %:n väli]", "sija", "s/siirto med.|enint."),
+           "faults": "{bot}: {count} siirtoa pelasi sijainen (basic): {kinds}",
+           "kinds": {"error": "virhe", "timeout": "aikaraja ylittyi", "illegal": "laiton siirto"},
            "paired": "pareittain verrattuna tiedostoon {path}: {new} ja {old} samoissa {deals} "
                      "jaossa samoilla paikoilla",
            "wins": "  voitot   {new} % ja {old} %: ero {diff} ±{half} prosenttiyksikköä (95 %)",
@@ -101,6 +112,8 @@ def run(args: argparse.Namespace) -> int:
                        "(name one bot per seat)")
     if args.games < 1:
         raise CliError(f"--games must be at least 1, not {args.games}")
+    if not 0 < args.move_limit < 1e6:
+        raise CliError(f"--move-limit must be a positive number of seconds, not {args.move_limit}")
     if args.workers is not None and args.workers < 1:
         raise CliError(f"--workers must be at least 1, not {args.workers}")
     for path in (args.json, args.plot):
@@ -139,7 +152,7 @@ def run(args: argparse.Namespace) -> int:
             t = run_tournament(rules, specs, args.games, seed=args.seed, duplicate=args.duplicate,
                                workers=args.workers,
                                progress=lambda done, _tot: prog.update(task, completed=done),
-                               ray_address=args.ray_address)
+                               ray_address=args.ray_address, move_limit=args.move_limit)
         except TournamentError as e:
             raise CliError(str(e)) from None
 
@@ -172,6 +185,11 @@ def run(args: argparse.Namespace) -> int:
         )
     Console(width=max(120, Console().width)).print(table)
     print(f"{num(t.seconds)} s")
+    for label, s in stats.items():
+        if s["faults"]:
+            print(tx["faults"].format(
+                bot=label, count=sum(s["faults"].values()),
+                kinds=sep.join(f"{tx['kinds'].get(k, k)} {v}" for k, v in s["faults"].items())))
     figures = t.to_dict()
     if args.json:
         with open(args.json, "w", encoding="utf-8") as fh:

@@ -1,6 +1,9 @@
 """Standard AI interfaces (the optional extra ``ristiseiska[rl]``).
 
 * PettingZoo AEC: ``from ristiseiska.rl import env``; ``env(preset="ristiseiska", players=4)``.
+* PettingZoo parallel: ``from ristiseiska.rl import parallel_env`` (the same arguments; only
+  the seat to move acts each step).
+* A trained policy as a bot: :class:`ristiseiska.rl.agent.AgentBot`.
 * Gymnasium: after ``import ristiseiska.rl``, ``gymnasium.make("ristiseiska/Ristiseiska-v0",
   preset=..., players=..., opponents=("expert", "random", "random"))``.
 * OpenSpiel: after ``import ristiseiska.rl.openspiel``, ``pyspiel.load_game(
@@ -33,6 +36,17 @@ def env(**kwargs: Any) -> Any:
     return RistiseiskaAEC(**kwargs)
 
 
+def parallel_env(**kwargs: Any) -> Any:
+    """The PettingZoo parallel environment (needs ``pettingzoo``; :mod:`.parallel`)."""
+    try:
+        from .parallel import RistiseiskaParallel
+    except ImportError as e:
+        raise ImportError(f"the PettingZoo environment needs the rl extra: pip install "
+                          f"'ristiseiska[rl]' ({e})") from e
+
+    return RistiseiskaParallel(**kwargs)
+
+
 def _register_gym() -> None:
     try:
         from gymnasium.envs.registration import register, registry
@@ -48,4 +62,4 @@ def _register_gym() -> None:
 
 _register_gym()
 
-__all__ = ["env", "Encoding", "ActionError", "GYM_ID"]
+__all__ = ["env", "parallel_env", "Encoding", "ActionError", "GYM_ID"]

@@ -23,7 +23,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from ..bots import get_bot
+from ..bots.plugins import make_bot
 from ..game import Game
 from ..tournament import parse_bot_spec
 from .common import ILLEGAL_REWARD, check_reward, deal_rewards, next_deal, resolve_rules
@@ -97,8 +97,8 @@ class RistiseiskaGym(gymnasium.Env):
             deal_seed, dealer = next_deal(self.np_random, self.n)
             self.game = Game(self.rules, self.n, seed=deal_seed, dealer=dealer)
             self._abandoned = False
-            self._bots = {s: get_bot(name, seed=int(self.np_random.integers(0, 1 << 62)),
-                                     **opts)
+            self._bots = {s: make_bot(name, seed=int(self.np_random.integers(0, 1 << 62)),
+                                      **opts)
                           for s, (name, opts) in zip(others, self.opponent_specs, strict=True)}
             self._play_others()
             # A deal the others finish before the learner's first move (possible in a short

@@ -292,8 +292,9 @@ class RistiseiskaState(pyspiel.State):  # type: ignore[misc]
             return list(self._dealt_override[player])
         return self._dealt_to(player)
 
-    def history_codes(self, player: int) -> list[float]:
-        """The deal's decisions as ``player`` saw them, one number each (see Observer)."""
+    def history_codes(self, player: int, private: bool = True) -> list[float]:
+        """The deal's decisions as ``player`` saw them, one number each (see Observer);
+        ``private`` false: as a spectator sees them (no given or drawn card)."""
         assert self._g is not None
         enc = self._cfg.encoding
         n = self._cfg.players
@@ -301,10 +302,10 @@ class RistiseiskaState(pyspiel.State):  # type: ignore[misc]
         out: list[float] = []
         for e in self._prefix + self._g.events:
             rel = (e.seat - player) % n
-            if e.type == "give" and player not in (e.seat, e.other):
+            if e.type == "give" and (not private or player not in (e.seat, e.other)):
                 code = A
             elif e.type == "draw":
-                if e.seat == player and e.card is not None:
+                if private and e.seat == player and e.card is not None:
                     code = A + 1 + (enc.card_type(int(e.card)) if not e.card.is_joker else T)
                 else:
                     code = enc.simple_base + 5
@@ -313,8 +314,8 @@ class RistiseiskaState(pyspiel.State):  # type: ignore[misc]
             out.append(float(1 + rel + n * code))
         return out
 
-    def history_for(self, player: int) -> list[dict[str, Any]]:
-        """The deal's events as ``player`` saw them."""
+    def history_for(self, player: int | None) -> list[dict[str, Any]]:
+        """The deal's events as ``player`` saw them (``None``: a spectator)."""
         assert self._g is not None
         mark = self._cfg.rules.distinct_decks
         return [public_event(e.to_dict(mark), player) for e in self._prefix + self._g.events]
@@ -331,26 +332,48 @@ def _joker_free(text: Any) -> Any:
         text[1].isdigit() else text
 
 
-class Observer:
-    """OpenSpiel's observer interface: ``tensor``/``dict`` and ``string_from``.
+# Blocks of the encoding's observation that only the seat itself may know; the rest is
+# public (the jokers block is split: its first slot counts the seat's own jokers).
+PRIVATE_BLOCKS = frozenset({"hand"})
 
-    The plain observation (``perfect_recall`` false) is the encoding's observation vector.
-    The perfect-recall information state adds two blocks after it: ``dealt`` (the seat's
-    hand as dealt: copies per card type, then jokers) and ``history``: one slot per decision
-    of the deal (``max_game_length`` slots), slot ``k`` holding ``1 + seat + n * code`` for
-    the ``k``-th decision (``seat`` relative to the observer, ``code`` the action id of the
-    move as the observer saw it; ``A`` for a card given between two other players, unseen;
-    ``A + 1 + t`` for the observer's own draw of card type ``t``, ``A + 1 + T`` of a joker),
-    0 after the last decision. Together they determine the whole information state."""
+
+class Observer:
+    """OpenSpiel's observer interface: ``tensor``/``dict`` and ``string_from``, honouring
+    ``IIGObservationType`` (``public_info``, ``private_info``, ``perfect_recall``).
+
+    The tensor has the layout of the encoding's observation vector (``None`` of the observation
+    type: the default observation) with the blocks that a setting leaves out zeroed:
+    ``private_info`` ``NONE`` zeroes the seat's own cards (``hand`` and the first slot of
+    ``jokers``); ``public_info`` false zeroes every public block (the table, sizes, token,
+    chips, pot, phase, …). ``private_info`` ``ALL_PLAYERS`` adds ``hands``: every other seat's
+    hand (in seat order from the observer's left: copies per card type, then jokers).
+
+    With ``perfect_recall`` two blocks follow: ``dealt`` (private: the seat's hand as dealt:
+    copies per card type, then jokers) and ``history`` (public: one slot per decision of the
+    deal, ``max_game_length`` slots), slot ``k`` holding ``1 + seat + n * code`` for the
+    ``k``-th decision (``seat`` relative to the observer, ``code`` the action id of the move as
+    the observer saw it; ``A`` for a card given between two other players, unseen; ``A + 1 +
+    t`` for the observer's own draw of card type ``t``, ``A + 1 + T`` of a joker), 0 after the
+    last decision. Without private information the history is written as a spectator sees it
+    (every given card ``A``, every draw unseen). The strings follow the same settings."""
 
     def __init__(self, config: _Config, iig_obs_type: Any, params: Any) -> None:
         if params:
             raise ValueError(f"observation parameters are not supported: {params}")
         self.config = config
-        self.perfect_recall = bool(iig_obs_type is not None and iig_obs_type.perfect_recall)
+        if iig_obs_type is None:
+            iig_obs_type = pyspiel.IIGObservationType(perfect_recall=False)
+        self.perfect_recall = bool(iig_obs_type.perfect_recall)
+        self.public = bool(iig_obs_type.public_info)
+        pi = iig_obs_type.private_info
+        self.private = pi != pyspiel.PrivateInfoType.NONE
+        self.all_players = pi == pyspiel.PrivateInfoType.ALL_PLAYERS
         enc = config.encoding
         size = enc.obs_size
         self.blocks: dict[str, tuple[int, int]] = dict(enc.offsets)
+        if self.all_players:
+            self.blocks["hands"] = (size, (config.players - 1) * (enc.types + 1))
+            size += (config.players - 1) * (enc.types + 1)
         if self.perfect_recall:
             self.blocks["dealt"] = (size, enc.types + 1)
             size += enc.types + 1
@@ -358,55 +381,110 @@ class Observer:
             size += config.max_length
         self.tensor = np.zeros(size, np.float32)
         self.dict = {name: self.tensor[at:at + k] for name, (at, k) in self.blocks.items()}
+        # the slots of the encoding's vector kept under this setting
+        keep = np.zeros(enc.obs_size, bool)
+        for name, (at, k) in enc.offsets.items():
+            if name in PRIVATE_BLOCKS:
+                keep[at:at + k] = self.private
+            elif name == "jokers":
+                keep[at] = self.private
+                keep[at + 1:at + k] = self.public
+            else:
+                keep[at:at + k] = self.public
+        self._keep = keep
 
     def set_from(self, state: RistiseiskaState, player: int) -> None:
         enc = self.config.encoding
         g = state._g
         self.tensor.fill(0)
-        if g is None:  # dealing: only the cards this seat got so far
-            h0 = enc.offsets["hand"][0]
-            j0 = enc.offsets["jokers"][0] if enc.jokers else -1
-            for c in state._dealt_to(player):
-                if c < 104:
-                    self.tensor[h0 + enc.card_type(c)] += 1
-                else:
-                    self.tensor[j0] += 1
-            if self.perfect_recall:
-                self._dealt(state._dealt_to(player))
+        if g is None:  # dealing: only the cards this seat got so far (private)
+            if self.private:
+                self._count(enc.offsets["hand"][0], state._dealt_to(player),
+                            enc.offsets["jokers"][0] if enc.jokers else -1)
+                if self.perfect_recall:
+                    self._dealt(state._dealt_to(player))
+            if self.all_players:
+                for k in range(1, self.config.players):
+                    self._other_hand(k, state._dealt_to((player + k) % self.config.players))
             return
-        self.tensor[:enc.obs_size] = enc.observe(g.view(player))
+        self.tensor[:enc.obs_size] = enc.observe(g.view(player)) * self._keep
+        if self.all_players:
+            for k in range(1, self.config.players):
+                self._other_hand(k, [int(c) for c in g.hand((player + k) % self.config.players)])
         if self.perfect_recall:
-            self._dealt(state.dealt_hand(player))
-            at, size = self.blocks["history"]
-            codes = state.history_codes(player)
-            if len(codes) > size:  # pragma: no cover - max_decisions is an upper bound
-                raise RuntimeError(f"{len(codes)} decisions exceed max_game_length {size}")
-            self.tensor[at:at + len(codes)] = codes
+            if self.private:
+                self._dealt(state.dealt_hand(player))
+            if self.public:
+                at, size = self.blocks["history"]
+                codes = state.history_codes(player, private=self.private)
+                if len(codes) > size:  # pragma: no cover - max_decisions is an upper bound
+                    raise RuntimeError(f"{len(codes)} decisions exceed max_game_length {size}")
+                self.tensor[at:at + len(codes)] = codes
+
+    def _count(self, at: int, cards: list[int], joker_at: int) -> None:
+        enc = self.config.encoding
+        for c in cards:
+            if c < 104:
+                self.tensor[at + enc.card_type(c)] += 1
+            else:
+                self.tensor[joker_at] += 1
+
+    def _other_hand(self, k: int, cards: list[int]) -> None:
+        at, _size = self.blocks["hands"]
+        width = self.config.encoding.types + 1
+        start = at + (k - 1) * width
+        self._count(start, cards, start + width - 1)
 
     def _dealt(self, cards: list[int]) -> None:
-        enc = self.config.encoding
         at, _size = self.blocks["dealt"]
-        for c in cards:
-            self.tensor[at + (enc.card_type(c) if c < 104 else enc.types)] += 1
+        self._count(at, cards, at + self.config.encoding.types)
 
     def string_from(self, state: RistiseiskaState, player: int) -> str:
         g = state._g
         mark = self.config.rules.distinct_decks
+        n = self.config.players
+        parts = [f"p{player}"]
         if g is None:
-            mine = " ".join(_name(CARDS[c], mark) for c in sorted(state._dealt_to(player)))
-            return f"p{player} dealing {len(state._dealt)}: {mine}"
+            if self.private:
+                mine = " ".join(_name(CARDS[c], mark) for c in sorted(state._dealt_to(player)))
+                parts.append(f"dealing {len(state._dealt)}: {mine}")
+            elif self.public:
+                parts.append(f"dealing {len(state._dealt)}")
+            if self.all_players:
+                parts.append(self._hands_text(
+                    [sorted(state._dealt_to((player + k) % n)) for k in range(1, n)], mark))
+            return _joined(parts)
         view = g.view(player)
-        # With two different decks the deck mark tells the two copies of a card apart: their
-        # actions differ, so one information state must not stand for both. The two jokers
-        # share their actions, so they read alike.
-        hand = " ".join(_name(c, mark) for c in view.hand)
-        if self.perfect_recall:
-            hist = " ".join(_event_text(e) for e in state.history_for(player))
-            return f"p{player} hand: {hand} | history: {hist} | phase: {view.phase}"
-        rows = " ".join("".join(_name(c, mark) for c in r.cards) or "-" for r in view.rows)
-        sizes = ",".join(str(k) for k in view.hand_sizes)
-        return (f"p{player} hand: {hand} | table: {rows} | sizes: {sizes} | token: "
-                f"{view.token_holder} | chips: {list(view.chips_paid)} | phase: {view.phase}")
+        if self.private:
+            # With two different decks the deck mark tells the two copies of a card apart:
+            # their actions differ, so one information state must not stand for both. The two
+            # jokers share their actions, so they read alike.
+            parts.append("hand: " + " ".join(_name(c, mark) for c in view.hand))
+        if self.all_players:
+            parts.append(self._hands_text(
+                [[int(c) for c in g.hand((player + k) % n)] for k in range(1, n)], mark))
+        if self.public:
+            if self.perfect_recall:
+                hist = " ".join(_event_text(e) for e in
+                                state.history_for(player if self.private else None))
+                parts.append(f"history: {hist}")
+            else:
+                rows = " ".join("".join(_name(c, mark) for c in r.cards) or "-"
+                                for r in view.rows)
+                sizes = ",".join(str(k) for k in view.hand_sizes)
+                parts.append(f"table: {rows} | sizes: {sizes} | token: {view.token_holder} | "
+                             f"chips: {list(view.chips_paid)}")
+            parts.append(f"phase: {view.phase}")
+        return _joined(parts)
+
+    @staticmethod
+    def _hands_text(hands: list[list[int]], mark: bool) -> str:
+        return "hands: " + " / ".join(" ".join(_name(CARDS[c], mark) for c in h) or "-"
+                                      for h in hands)
+
+
+def _joined(parts: list[str]) -> str:
+    return " ".join([parts[0], " | ".join(parts[1:])]) if len(parts) > 1 else parts[0]
 
 
 def _event_text(e: dict[str, Any]) -> str:

@@ -155,7 +155,21 @@ def level_id(text: str) -> str | None:
     for level in bot_levels():
         if word == level or word in (level_label(level, lang).casefold() for lang in ("fi", "en")):
             return level
-    return None
+    return _plugin(text.strip())
+
+
+def _plugin(name: str) -> str | None:
+    """``name`` when it is a bot plugin (an entry point of ``ristiseiska.bots`` or
+    ``package.module:Class``, docs/simulation.md); our own bots are only the menu's levels."""
+    from ..bots.plugins import PluginError, is_ours, resolve
+
+    if not name or is_ours(name):
+        return None
+    try:
+        resolve(name)
+    except PluginError:
+        return None
+    return name
 
 
 def make_bot(level: str, seed: int) -> Any:
@@ -168,6 +182,12 @@ def make_bot(level: str, seed: int) -> Any:
         pool = shared_pool()
         pool.ensure_warm()
         return PooledBot(pool, level, seed)
+    from ..bots.plugins import is_ours
+
+    if not is_ours(level):  # a plugin: guarded, its faults played by the basic bot
+        from ..bots.plugins import make_bot as make_plugin
+
+        return make_plugin(level, seed=seed)
     return get_bot(level, seed=seed)
 
 
