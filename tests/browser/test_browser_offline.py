@@ -131,7 +131,7 @@ async def test_offline_the_lobby_loads_and_a_page_that_needs_the_server_says_so(
                                  " return e && /sjuan/i.test(e.innerText); }")
     # the network comes back: the online lobby returns by itself
     await ctx.set_offline(False)
-    await page.wait_for_selector("button[data-action=create]")
+    await page.wait_for_selector("button[data-action=create]", state="attached")
     await page.wait_for_selector("a[data-action=puzzles]")
     assert await page.locator("[data-testid=offline-lobby-note]").count() == 0
     await ctx.set_offline(True)

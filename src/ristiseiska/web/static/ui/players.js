@@ -10,10 +10,29 @@ export function lastAction(view, log, seat, name) {
   for (let i = view.history.length - 1; i >= 0; i--) {
     if (view.history[i].seat === seat && log[i]) {
       const s = log[i];
-      return { text: s.startsWith(name + " ") ? s.slice(name.length + 1) : s, fresh: i === view.history.length - 1 };
+      return { text: s.startsWith(name + " ") ? s.slice(name.length + 1) : s, fresh: i === view.history.length - 1, short: shortAction(view.history[i]) };
     }
   }
   return null;
+}
+
+// The same action in a few characters for a narrow panel: the card as its suit and rank
+// ("♦5"; a given card too), the token as its name; null where the words are short already.
+export function shortAction(ev) {
+  if (!ev) return null;
+  const card = ev.card;
+  if (typeof card === "string" && /^[CDHS]/.test(card)) { const c = parseCard(card); return `${SUIT_SYMBOL[c.suit]}${c.rank}`; }
+  if (ev.type === "token") return t("web.table.token");
+  return null;
+}
+
+// A last-action bubble: on a phone its short form, the full words on a tap (a screen reader
+// always reads the full words).
+export function Bubble({ act }) {
+  const [open, setOpen] = useState(false);
+  const cls = "bubble" + (act.fresh ? " fresh" : "") + (act.short ? " has-short" : "") + (open ? " open" : "");
+  return html`<div class=${cls} data-testid="bubble" title=${act.text} onClick=${() => setOpen(!open)}>
+    <span class="b-full">${act.text}</span>${act.short && html`<span class="b-short" aria-hidden="true">${act.short}</span>`}</div>`;
 }
 
 // Every seat has a colour of its own for its avatar (white initials; each colour has a
@@ -67,7 +86,7 @@ export function Seat({ s, i, view, you, log, waiting, mine = false, isHost = fal
       ${clock && clock.seat === i && html` <${ClockBadge} clock=${clock}/>`}
       ${toMove && html` <span class=${"turnmark" + (botPlays ? " thinking" : "")} data-testid=${botPlays ? "thinking" : "to-move"}>${botPlays ? t("webtable.thinking") : t("webtable.to_move")}</span>`}</div>
     ${!mine && !act && html`<div class="bubble empty" aria-hidden="true"> </div>`}
-    ${act && html`<div class=${"bubble" + (act.fresh ? " fresh" : "")} data-testid="bubble" title=${act.text}>${act.text}</div>`}
+    ${act && html`<${Bubble} act=${act}/>`}
     ${isHost && !waiting && s.kind === "friend" && s.away && !s.standin && i !== you && send &&
       html`<button class="small" data-action="replace" data-target=${i} title=${t("webtable.replace_help")} onClick=${() => send({ type: "replace", target: i })}>${t("webtable.replace")}</button>`}
     <${ChatBubble} seat=${i}/>

@@ -233,7 +233,7 @@ export function TablePage({ id, lang, langs = null, useConn = useTableSocket }) 
 
   return html`
     ${conn === "reconnecting" && html`<div class="notice conn" role="status" data-testid="reconnecting">${t("web.table.reconnecting")}</div>`}
-    <div class=${"room" + (view && view.rows.length > 4 ? " rows8" : "")}>
+    <div class=${"room" + (view && view.rows.length > 4 ? " rows8" : "") + (table.seats.length > 5 ? " crowd" : "")}>
     <div class="topbar">
       <h1 class="brand"><a href="/" data-action="lobby"><span aria-hidden="true">♣7</span><span class="brand-name"> ${t("web.title")}</span></a></h1>
       <span class="dealinfo"><strong>${t("web.table.deal", { n: state.deal })}</strong>
