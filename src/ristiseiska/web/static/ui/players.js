@@ -58,13 +58,16 @@ export function placing(view, i) {
 }
 export function placeText(n) { return hasText(`room.place.${n}`) ? t(`room.place.${n}`) : t("room.place.n", { n }); }
 
-export function Seat({ s, i, view, you, log, waiting, mine = false, isHost = false, send = null, total = null, clock = null }) {
+// matchPlace: once the match is over, the place in its standings (ui/result.js), which the
+// panel shows instead of the last deal's order of going out (they disagreed: "1. sija" on the
+// panel of the player the standings put second).
+export function Seat({ s, i, view, you, log, waiting, mine = false, isHost = false, send = null, total = null, clock = null, matchPlace = null }) {
   const over = !view || view.phase === "over";
   const toMove = view && !over && view.to_move === i && !waiting;
   const botPlays = s.kind === "bot" || s.standin;
   const count = view ? view.hand_sizes[i] : 0;
   const act = view && !over ? lastAction(view, log, i, s.name) : null;
-  const place = placing(view, i);
+  const place = matchPlace ?? placing(view, i);
   const level = s.kind === "bot" ? levelName(s.bot) : "";
   const presence = s.kind === "friend"
     ? (s.standin ? t("webtable.standin") : !s.taken ? t("web.table.free") : s.online ? "" : s.away ? t("webtable.away") : t("webtable.offline"))
@@ -78,7 +81,7 @@ export function Seat({ s, i, view, you, log, waiting, mine = false, isHost = fal
         ${presence && html`<small class="presence"> · ${presence}</small>`}</div></div>
     ${!mine && view && !place && html`<div class="fan" aria-hidden="true">${Array.from({ length: Math.min(count, 10) }, (_, k) => html`<span class="back" key=${k}></span>`)}</div>`}
     <div class="pinfo">${place
-        ? html`<span class="placing" data-testid="placing">${placeText(place)}</span>`
+        ? html`<span class="placing" data-testid="placing" data-place=${place} data-match=${matchPlace != null ? "true" : undefined}>${placeText(place)}</span>`
         : html`<span data-testid="count">${view ? tn("webtable.cards", count) : ""}</span>`}
       ${view && view.token_holder === i && html` <span class="token-badge" data-testid="token">${t("web.table.token")}</span>`}
       ${view && view.chips_paid && view.chips_paid[i] > 0 && html` <span class="chips">${t("web.table.chips", { n: view.chips_paid[i] })}</span>`}
@@ -104,8 +107,8 @@ export function aroundTable(n, you) {
   return { left: order.slice(0, side).reverse(), top: order.slice(side, k - side), right: order.slice(k - side) };
 }
 
-export function Opponents({ table, view, you, log, isHost, waiting, send, totals = null, children = null, clock = null }) {
+export function Opponents({ table, view, you, log, isHost, waiting, send, totals = null, children = null, clock = null, places = null }) {
   const sides = aroundTable(table.seats.length, you);
   return html`<div class="opps">${["left", "top", "right"].map((where) => html`<div key=${where} class=${`players ${where} n${sides[where].length}`} data-side=${where}>
-    ${sides[where].map((i) => html`<${Seat} key=${i} s=${table.seats[i]} i=${i} view=${view} you=${you} log=${log} waiting=${waiting} isHost=${isHost} send=${send} total=${totals ? totals[i] : null} clock=${clock}/>`)}${where === "top" ? children : null}</div>`)}</div>`;
+    ${sides[where].map((i) => html`<${Seat} key=${i} s=${table.seats[i]} i=${i} view=${view} you=${you} log=${log} waiting=${waiting} isHost=${isHost} send=${send} total=${totals ? totals[i] : null} clock=${clock} matchPlace=${places ? places[i] : null}/>`)}${where === "top" ? children : null}</div>`)}</div>`;
 }

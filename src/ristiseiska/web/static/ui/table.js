@@ -9,7 +9,7 @@ import { Seat, Opponents } from "./players.js";
 import { Board, Stock } from "./board.js";
 import { Hand } from "./hand.js";
 import { Menu } from "./menu.js";
-import { Result, Sheet } from "./result.js";
+import { Result, Sheet, standings } from "./result.js";
 import { RulesModal, HistoryModal } from "./dialogs.js";
 import { claimSeat } from "./lobby.js";
 import { QuickWait } from "./open.js";
@@ -220,6 +220,8 @@ export function TablePage({ id, lang, langs = null, useConn = useTableSocket }) 
   const startedWithout = !waiting && table.seats.some((s) => s.kind === "friend" && !s.taken);
   const freeFriendSeat = waiting && table.seats.some((s) => s.kind === "friend" && !s.taken);
   const totals = sheet.rows.length ? sheet.totals : null;
+  // the match is over: every panel shows its place in the standings
+  const places = sheet.over ? Object.fromEntries(standings(sheet).map((r) => [r.seat, r.place])) : null;
   const stock = view && view.stock_size > 0 ? view.stock_size : 0;
   const menuItems = [
     { action: "rules", label: t("web.action.rules"), key: "R", run: () => setModal("rules") },
@@ -246,7 +248,7 @@ export function TablePage({ id, lang, langs = null, useConn = useTableSocket }) 
       <${Menu} items=${menuItems} label=${t("room.menu")}/>
     </div>
     <section class="arena" aria-label=${t("web.table.board")}>
-      <${Opponents} table=${table} view=${view} you=${you} log=${state.log || []} isHost=${isHost} waiting=${waiting} send=${send} totals=${totals} clock=${state.clock}>${stock > 0 && html`<${Stock} n=${stock}/>`}<//>
+      <${Opponents} table=${table} view=${view} you=${you} log=${state.log || []} isHost=${isHost} waiting=${waiting} send=${send} totals=${totals} clock=${state.clock} places=${places}>${stock > 0 && html`<${Stock} n=${stock}/>`}<//>
       <div class="boardwrap">${view && html`<${Board} view=${view} lastPlay=${lastPlay} mark=${!!table.rules.distinct_decks} you=${you} handRef=${handRef}/>`}</div>
       <${SpectatorChat}/>
       ${waiting && html`<div class="overlays">
@@ -265,7 +267,7 @@ export function TablePage({ id, lang, langs = null, useConn = useTableSocket }) 
         ${table.seats.filter(free).map((s) => html`<button data-action="take-seat" data-seat=${s.seat} onClick=${() => take(s.seat)}>${t("web.table.take_seat")}: ${t("web.lobby.seat", { n: s.seat + 1 })}</button>`)}</div>`
         : html`<p data-testid=${startedWithout ? "started-without" : "no-free-seat"}>${t(startedWithout ? "room.started_without" : "webtable.watching_full")}</p>`}</div>`}
       <div class="mybar">
-        ${view && you !== null && html`<${Seat} s=${table.seats[you]} i=${you} view=${view} you=${you} log=${state.log || []} waiting=${waiting} mine=${true} total=${totals ? totals[you] : null} clock=${state.clock}/>`}
+        ${view && you !== null && html`<${Seat} s=${table.seats[you]} i=${you} view=${view} you=${you} log=${state.log || []} waiting=${waiting} mine=${true} total=${totals ? totals[you] : null} clock=${state.clock} matchPlace=${places ? places[you] : null}/>`}
         <div class=${"status" + (myTurn ? " mine" : "") + (cannot ? " cannot" : "")} role="status" data-testid="status" data-forced=${myTurn && state.forced && state.forced.seat === you ? "true" : null}>${status}</div>
         <div class="actions">
           <${BackButton} table=${table} you=${you} send=${send}/>
@@ -275,7 +277,7 @@ export function TablePage({ id, lang, langs = null, useConn = useTableSocket }) 
       </div>
       ${choice && html`<div class="panel popover" data-testid="choice"><strong>${t("web.table.choose")}</strong>
         <div class="actions">${choice.map((m) => html`<button data-action="choose" data-move=${m} onClick=${() => play(m)}>${state.labels?.[m] || m}</button>`)}</div></div>`}
-      ${hint && myTurn && html`<div class="notice popover" data-testid="hint">${hintText(hint, state.labels?.[hint.move] || hint.move)}
+      ${hint && myTurn && html`<div class="notice hintbar" data-testid="hint">${hintText(hint, state.labels?.[hint.move] || hint.move)}
         <button data-action="play-hint" onClick=${() => play(hint.move)}>${t("webtable.play_hint")}</button> <button data-action="dismiss-hint" aria-label=${t("web.action.close")} onClick=${() => setHint(null)}>×</button></div>`}
       ${view && you !== null && html`<${Hand} cards=${hand} byCard=${byCard} myTurn=${myTurn} pending=${pending} handRef=${handRef}
           handFocus=${handFocus} focusIndex=${focusIndex} onKeyDown=${handKeys} clickCard=${clickCard}/>`}
