@@ -218,6 +218,19 @@ async def test_offline_play_a_whole_deal_resume_and_download_its_record(
     assert main(["replay", "--check", str(path)]) == 0
     record = json.loads(path.read_text("utf-8").splitlines()[0])
     assert_server_agrees(saved, record)
+    # the deal replays offline from the engine, move by move (issue 60)
+    await page.click("[role=dialog] [data-action=replay][data-deal='0']")
+    replay = page.locator("[data-testid=replay]")
+    await replay.wait_for(timeout=60_000)
+    assert await replay.locator("[data-testid=board]").count() == 1
+    await page.click("[data-action=replay-next]")
+    await page.wait_for_function("() => !!document.querySelector('[data-testid=replay] .replay-pos p')"
+                                 ".textContent.trim()")
+    # the analysis needs the server: it says so instead of doing nothing
+    await page.click("[role=dialog] [data-action=analyse][data-deal='0']")
+    err = page.locator("[data-testid=analysis-error]")
+    await err.wait_for(timeout=60_000)
+    assert "ristiseiska analyze" in await err.inner_text()
     assert page.errors == [] and await page.evaluate("() => window.__csp") == []
     await ctx.close()
 

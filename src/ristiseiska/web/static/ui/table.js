@@ -1,4 +1,5 @@
 // The table page: the felt, the players, the board, the hand and the actions.
+import { Icon } from "./icons.js";
 import { html, useState, useEffect, useLayoutEffect, useRef, useCallback } from "../vendor/htm-preact-standalone.mjs";
 import { t, tn, hasText, levelName, cardName, nextMoveId, reducedMotion, SUIT_SYMBOL, SUIT_ORDER, RANK_ORDER, FORCED } from "./text.js";
 import { parseCard, sortHand, moveCard, CardFace, MiniFace, HandCard, Card, rankCode } from "./cards.js";
@@ -228,7 +229,7 @@ export function TablePage({ id, lang, langs = null, useConn = useTableSocket }) 
     { action: "history", label: t("web.action.history"), run: () => setModal("history") },
     { action: "show-log", label: t("webtable.log"), run: () => setDrawer("log"), narrow: true },
     { action: "show-sheet", label: t("webtable.sheet"), run: () => setDrawer("sheet"), narrow: true },
-    { action: "sound", label: `♪ ${t("webtable.sound")}`, pressed: sound, help: t("webtable.sound_help"),
+    { action: "sound", label: html`<${Icon} name="note"/> ${t("webtable.sound")}`, pressed: sound, help: t("webtable.sound_help"),
       run: () => { const v = !sound; localStorage.setItem("rs.sound", v ? "1" : "0"); setSound(v); if (v) chime(); } },
     { action: "lobby", label: t("room.menu.lobby"), href: "/" },
   ];
@@ -240,9 +241,9 @@ export function TablePage({ id, lang, langs = null, useConn = useTableSocket }) 
       <h1 class="brand"><a href="/" data-action="lobby"><span aria-hidden="true">♣7</span><span class="brand-name"> ${t("web.title")}</span></a></h1>
       <span class="dealinfo"><strong>${t("web.table.deal", { n: state.deal })}</strong>
         ${view && view.pot > 0 && html` · <span>${t("web.table.pot", { n: view.pot })}</span>`}
-        ${table.clock && html` · <span data-testid="clock-option" title=${t("clock.lobby.help")}>⏱ ${t("clock.lobby.seconds", { n: table.clock })}</span>`}</span>
+        ${table.clock && html` · <span data-testid="clock-option" title=${t("clock.lobby.help")}><${Icon} name="clock"/> ${t("clock.lobby.seconds", { n: table.clock })}</span>`}</span>
       <span class="grow"></span>
-      ${freeFriendSeat && html`<button class="invite-btn" data-action="copy-invite" data-testid="invite" data-link=${invite} title=${invite} onClick=${copy}>＋ ${t("room.invite")}</button>`}
+      ${freeFriendSeat && html`<button class="invite-btn" data-action="copy-invite" data-testid="invite" data-link=${invite} title=${invite} onClick=${copy}><${Icon} name="plus"/> ${t("room.invite")}</button>`}
       ${!table.offline && html`<${ChatButton} id=${id} send=${send} you=${you} table=${table}/>`}
       ${langs}
       <${Menu} items=${menuItems} label=${t("room.menu")}/>
