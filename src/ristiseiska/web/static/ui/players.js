@@ -4,6 +4,7 @@ import { t, tn, hasText, levelName, cardName, nextMoveId, reducedMotion, SUIT_SY
 import { parseCard, sortHand, moveCard, CardFace, MiniFace, HandCard, Card, rankCode } from "./cards.js";
 import { ChatBubble } from "./chat.js";
 import { ClockBadge } from "./clock.js";
+import { CountUp } from "./motion.js";
 
 // The last thing a seat did, in the log's words without the name in front.
 export function lastAction(view, log, seat, name) {
@@ -85,7 +86,7 @@ export function Seat({ s, i, view, you, log, waiting, mine = false, isHost = fal
         : html`<span data-testid="count">${view ? tn("webtable.cards", count) : ""}</span>`}
       ${view && view.token_holder === i && html` <span class="token-badge" data-testid="token">${t("web.table.token")}</span>`}
       ${view && view.chips_paid && view.chips_paid[i] > 0 && html` <span class="chips">${t("web.table.chips", { n: view.chips_paid[i] })}</span>`}
-      ${total !== null && html` <span class="ptotal" title=${t("web.sheet.total")}>${tn("webtable.points", total)}</span>`}
+      ${total !== null && html` <span class="ptotal" title=${t("web.sheet.total")}><${CountUp} value=${total} render=${(n) => tn("webtable.points", n)}/></span>`}
       ${clock && clock.seat === i && html` <${ClockBadge} clock=${clock}/>`}
       ${toMove && html` <span class=${"turnmark" + (botPlays ? " thinking" : "")} data-testid=${botPlays ? "thinking" : "to-move"}>${botPlays ? t("webtable.thinking") : t("webtable.to_move")}</span>`}</div>
     ${!mine && !act && html`<div class="bubble empty" aria-hidden="true"> </div>`}

@@ -1,5 +1,6 @@
 // The table page: the felt, the players, the board, the hand and the actions.
 import { Icon } from "./icons.js";
+import { useTableMotion } from "./motion.js";
 import { html, useState, useEffect, useLayoutEffect, useRef, useCallback } from "../vendor/htm-preact-standalone.mjs";
 import { t, tn, hasText, levelName, cardName, nextMoveId, reducedMotion, SUIT_SYMBOL, SUIT_ORDER, RANK_ORDER, FORCED } from "./text.js";
 import { parseCard, sortHand, moveCard, CardFace, MiniFace, HandCard, Card, rankCode } from "./cards.js";
@@ -72,6 +73,7 @@ export function TablePage({ id, lang, langs = null, useConn = useTableSocket }) 
   const held = !!(table && you !== null && table.seats[you] && table.seats[you].standin); // a bot plays for you (ui/clock.js)
   const myTurn = !!(conn === "open" && you !== null && view && view.to_move === you && view.phase !== "over" && legal.length > 0 && !waiting && !held);
   const turnKey = view ? `${state.deal}:${view.history.length}` : "";
+  useTableMotion({ view, deal: state ? state.deal : null, you, handRef });
 
   // Your turn: the tab title says so, and a chime if the player asked for one.
   const wasMyTurn = useRef(false);
