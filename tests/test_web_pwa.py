@@ -289,3 +289,26 @@ def test_pyodide_comes_gzip_compressed_to_a_browser_that_accepts_it(client: Test
     assert wasm.headers["x-content-type-options"] == "nosniff"
     assert client.get(f"/static/{pwa.PYODIDE}/package.json").status_code == 200
     assert zipped < 0.6 * raw
+
+
+def test_an_offline_deal_replays_as_the_server_replays_it() -> None:
+    """Offline history (issue 60): the replay of a finished offline deal is the server's own
+    replay of the same deal; a deal not finished, or no deal, is an error answer."""
+    from ristiseiska.web.app import replay_frames
+
+    m = offline.OfflineMatch({"preset": "kaksi-pakkaa", "bots": ["basic"] * 3, "seed": 5})
+    with pytest.raises(offline.OfflineError):
+        m.replay(0, "fi")  # still being played
+    while not m.game.is_over():
+        if m.bot_due():
+            m.bot_step()
+        else:
+            m.play(m.game.legal_moves()[0].text(m.rules.distinct_decks))
+    for lang in ("fi", "en"):
+        assert m.replay(0, lang) == replay_frames(m.games[0], lang)
+    offline._MATCH[:] = [m]
+    answer = json.loads(offline.handle('{"type": "replay", "deal": 0, "lang": "en"}'))[0]
+    assert answer["type"] == "replay" and len(answer["frames"]) == len(m.game.moves) + 1
+    for bad in (1, -1, "0", True, None):
+        got = json.loads(offline.handle(json.dumps({"type": "replay", "deal": bad})))[0]
+        assert got["type"] == "error" and got["code"] == "no-deal", bad

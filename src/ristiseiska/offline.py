@@ -25,7 +25,7 @@ from .match import Match
 from .moves import MoveError
 from .record import dumps_record, record_from_game
 from .rules import PRESETS, RulesError, preset
-from .view import make_view
+from .view import make_view, public_event
 
 LEVELS = ("random", "basic", "expert", "neural")
 TABLE_ID = "offline"
@@ -257,6 +257,41 @@ class OfflineMatch:
         return "".join(out)
 
 
+    def replay(self, deal: Any, lang: str) -> dict[str, Any]:
+        """Every position of finished deal ``deal`` (from 0), hands open: what the server's
+        ``GET /api/tables/{id}/deals/{deal}/replay`` answers (``web/app.py`` replay_frames;
+        tests/test_offline_replay.py keeps the two the same)."""
+        if not isinstance(deal, int) or isinstance(deal, bool) or not 0 <= deal < len(self.games) \
+                or not self.games[deal].is_over():
+            raise OfflineError("no-deal", "only finished deals replay")
+        return replay_frames(self.games[deal], lang)
+
+
+def replay_frames(g: Game, lang: str) -> dict[str, Any]:
+    """The replay of a finished deal (the server's own shape; web/app.py cannot be loaded in
+    the browser's engine, which has no FastAPI)."""
+    r = Game(g.rules, g.n, hands=[list(h) for h in g.initial_hands],
+             stock=list(g.initial_stock), dealer=g.dealer, names=list(g.names))
+    mark = g.rules.distinct_decks
+
+    def frame(text: str) -> dict[str, Any]:
+        v = r.view(0, open_cards=True).to_dict()
+        t = r.table
+        layout = {"line": list(t.line[0]) if t.line else [], "min": t.minr, "max": t.maxr,
+                  "center": t.center, "ends": [[t.lo[k], t.hi[k]] for k in range(t.nrows)]}
+        return {"text": text, "rows": v["rows"], "layout": layout, "hands": v.get("open_hands", {}),
+                "hand_sizes": v["hand_sizes"], "token_holder": v["token_holder"],
+                "chips_paid": v["chips_paid"], "to_move": v["to_move"]}
+
+    frames = [frame("")]
+    for m in g.moves:
+        r.push(m)
+        ev = r.events[-1].to_dict(mark) if r.events else {}
+        frames.append(frame(i18n.describe_event(public_event(ev, ev.get("seat")), r.names, lang)))
+    return {"names": list(g.names), "frames": frames,
+            "result": g.result.to_dict() if g.result else None}
+
+
 _MATCH: list[OfflineMatch] = []
 
 
@@ -310,6 +345,8 @@ def _handle(msg: dict[str, Any]) -> list[dict[str, Any]]:
     if kind == "record":
         deal = msg.get("deal")
         return [{"type": "record", "text": m.records(deal if isinstance(deal, int) else None)}]
+    if kind == "replay":
+        return [{"type": "replay", **m.replay(msg.get("deal"), lang)}]
     raise OfflineError("bad-message", f"unknown message type {kind!r}")
 
 

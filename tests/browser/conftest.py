@@ -100,3 +100,9 @@ async def browser() -> AsyncIterator[Any]:
         b = await p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         yield b
         await b.close()
+
+
+async def open_setup(page: Any) -> None:
+    """Open the lobby's full set-up (a disclosure under Play and the rule cards, issue 60)."""
+    await page.click("[data-action=setup]")
+    await page.wait_for_selector("[data-action=create]")

@@ -12,7 +12,7 @@ import pytest
 
 from ristiseiska.web.shots import act
 
-from .conftest import LiveServer
+from .conftest import LiveServer, open_setup
 from .test_browser_table import _post, _violations
 
 pytestmark = pytest.mark.asyncio
@@ -47,7 +47,7 @@ async def test_every_view_has_no_serious_accessibility_violation(live_server: Li
                                                                  browser: Any, lang: str) -> None:
     page = await _page(browser, live_server, lang, DESKTOP)
     await page.goto(live_server.url + "/")
-    await page.wait_for_selector("[data-action=create]")
+    await open_setup(page)
     await _check(page, "lobby")
     await page.context.close()
     seats = [{"kind": "friend", "name": "Aino"}] + [{"kind": "bot", "bot": "basic"}] * 3
@@ -120,7 +120,7 @@ async def test_touch_targets_are_at_least_44_px_on_a_phone(live_server: LiveServ
         .filter(([, w, h]) => w < 44 || h < 44)"""
     page = await _page(browser, live_server, "fi", PHONE)
     await page.goto(live_server.url + "/")
-    await page.wait_for_selector("[data-action=create]")
+    await open_setup(page)
     assert await page.evaluate(small) == []
     await page.context.close()
     seats = [{"kind": "friend", "name": "Aino"}] + [{"kind": "bot", "bot": "basic"}] * 3

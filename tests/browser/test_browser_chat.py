@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import LiveServer
+from .conftest import LiveServer, open_setup
 from .test_browser_table import _post, _violations
 
 pytestmark = pytest.mark.asyncio
@@ -211,7 +211,7 @@ async def test_the_lobby_checkbox_makes_a_table_with_free_text(live_server: Live
     ctx = await browser.new_context(viewport=DESKTOP, bypass_csp=True)
     page = await ctx.new_page()
     await page.goto(live_server.url + "/")
-    await page.wait_for_selector("[data-action=create]")
+    await open_setup(page)
     assert await page.locator("[data-option=chat_text]").count() == 0  # you and bots: no talk
     await page.select_option("fieldset[data-seat='1'] [data-action=seat-kind]", "friend")
     box = page.locator("[data-option=chat_text]")

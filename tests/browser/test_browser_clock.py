@@ -13,7 +13,7 @@ import pytest
 
 from ristiseiska.web import clock as clockmod
 
-from .conftest import LiveServer
+from .conftest import LiveServer, open_setup
 from .test_browser_room import GEOMETRY, VIEWPORTS, turn_geometry
 from .test_browser_table import _post, _violations
 
@@ -137,6 +137,7 @@ async def test_the_lobby_clock_is_off_for_practice_and_60_s_with_a_friend(
     await ctx.add_init_script(f"localStorage.setItem('rs.lang', {json.dumps(lang)});")
     page = await ctx.new_page()
     await page.goto(live_server.url + "/")
+    await open_setup(page)
     select = page.locator("select[data-action=clock]")
     await select.wait_for()
     assert await select.input_value() == ""  # you and three bots: no clock

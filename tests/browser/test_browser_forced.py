@@ -26,7 +26,7 @@ from ristiseiska.match import Match
 from ristiseiska.rules import preset
 from ristiseiska.web.forced import forced_move
 
-from .conftest import LiveServer
+from .conftest import LiveServer, open_setup
 
 pytestmark = pytest.mark.asyncio
 SEED = 19
@@ -95,6 +95,7 @@ async def test_a_jokerit_deal_nobody_can_finish_ends_at_once_and_the_pass_is_mad
     ville_ctx = await browser.new_context(viewport={"width": 390, "height": 844})
     anna, ville = await anna_ctx.new_page(), await ville_ctx.new_page()
     await anna.goto(seeded.url + "/")
+    await open_setup(anna)
     await anna.select_option("[data-action=preset]", "jokerit")
     await anna.select_option("[data-action=seat-count]", "2")
     for i in range(2):

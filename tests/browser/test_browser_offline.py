@@ -131,7 +131,7 @@ async def test_offline_the_lobby_loads_and_a_page_that_needs_the_server_says_so(
                                  " return e && /sjuan/i.test(e.innerText); }")
     # the network comes back: the online lobby returns by itself
     await ctx.set_offline(False)
-    await page.wait_for_selector("button[data-action=create]")
+    await page.wait_for_selector("button[data-action=create]", state="attached")
     await page.wait_for_selector("a[data-action=puzzles]")
     assert await page.locator("[data-testid=offline-lobby-note]").count() == 0
     await ctx.set_offline(True)
@@ -218,6 +218,19 @@ async def test_offline_play_a_whole_deal_resume_and_download_its_record(
     assert main(["replay", "--check", str(path)]) == 0
     record = json.loads(path.read_text("utf-8").splitlines()[0])
     assert_server_agrees(saved, record)
+    # the deal replays offline from the engine, move by move (issue 60)
+    await page.click("[role=dialog] [data-action=replay][data-deal='0']")
+    replay = page.locator("[data-testid=replay]")
+    await replay.wait_for(timeout=60_000)
+    assert await replay.locator("[data-testid=board]").count() == 1
+    await page.click("[data-action=replay-next]")
+    await page.wait_for_function("() => !!document.querySelector('[data-testid=replay] .replay-pos p')"
+                                 ".textContent.trim()")
+    # the analysis needs the server: it says so instead of doing nothing
+    await page.click("[role=dialog] [data-action=analyse][data-deal='0']")
+    err = page.locator("[data-testid=analysis-error]")
+    await err.wait_for(timeout=60_000)
+    assert "ristiseiska analyze" in await err.inner_text()
     assert page.errors == [] and await page.evaluate("() => window.__csp") == []
     await ctx.close()
 

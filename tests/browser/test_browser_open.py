@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import LiveServer
+from .conftest import LiveServer, open_setup
 from .test_browser_table import _post, _violations
 
 pytestmark = pytest.mark.asyncio
@@ -113,6 +113,7 @@ async def test_the_create_form_lists_a_table_when_asked(live_server: LiveServer,
                                                         browser: Any) -> None:
     page = await _lobby(browser, live_server, "fi", DESKTOP, name="Aino")
     await page.wait_for_selector("[data-testid=open-empty]")  # nothing listed yet
+    await open_setup(page)
     await page.fill("[data-action=seat-name] >> nth=0", "Aino")
     await page.select_option("[data-action=seat-kind] >> nth=1", "friend")
     await page.check("[data-action=open-table]")
@@ -125,6 +126,7 @@ async def test_the_create_form_lists_a_table_when_asked(live_server: LiveServer,
     await row.wait_for()
     assert "Aino" in await row.inner_text()
     # a table made without the box ticked stays private
+    await open_setup(page)
     await page.select_option("[data-action=seat-kind] >> nth=1", "friend")
     await page.click("[data-action=create]")
     await page.wait_for_url("**/t/**")

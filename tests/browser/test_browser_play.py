@@ -10,7 +10,7 @@ import pytest
 
 from ristiseiska.cards import CARDS
 
-from .conftest import LiveServer
+from .conftest import LiveServer, open_setup
 
 pytestmark = pytest.mark.asyncio
 CARD_TEXTS = {str(c) for c in CARDS}
@@ -19,6 +19,7 @@ FORCED = ("stop", "token", "pass", "ask", "draw", "chip")
 
 async def create_table(page: Any, server: LiveServer, name: str, kinds: list[str]) -> str:
     await page.goto(server.url + "/")
+    await open_setup(page)
     await page.select_option("[data-action=seat-count]", str(len(kinds)))
     for i, kind in enumerate(kinds):
         await page.select_option(f"[data-seat='{i}'] [data-action=seat-kind]", kind)
@@ -264,6 +265,7 @@ async def test_the_self_taught_level_is_offered_and_plays_a_deal(live_server: Li
     ctx = await browser.new_context()
     page = await ctx.new_page()
     await page.goto(live_server.url + "/")
+    await open_setup(page)
     await page.select_option("[data-action=seat-count]", "3")
     for i in (1, 2):
         await page.select_option(f"[data-seat='{i}'] [data-action=seat-kind]", "bot")

@@ -25,7 +25,9 @@ GEOMETRY = """() => {
   const inside = (e) => { const r = e.getBoundingClientRect();
     return r.width > 0 && r.left >= -0.5 && r.top >= -0.5 && r.right <= innerWidth + 0.5 && r.bottom <= innerHeight + 0.5; };
   const list = (sel) => [...document.querySelectorAll(sel)].map((e) => [e.dataset.card || e.dataset.action, inside(e)]);
-  const card = document.querySelector('[data-testid=board] .bcard, [data-testid=board] .slot');
+  // the widest card or slot: where a row's cards overlap (two decks, issue 60) a slot is half a card
+  const card = [...document.querySelectorAll('[data-testid=board] .bcard, [data-testid=board] .slot')]
+    .sort((x, y) => y.getBoundingClientRect().width - x.getBoundingClientRect().width)[0];
   const s = document.scrollingElement;
   return { legal: list('[data-legal=true]'), actions: list('.actions [data-action]'),
            board_card: card.getBoundingClientRect().width,

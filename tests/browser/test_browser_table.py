@@ -18,7 +18,7 @@ import pytest
 
 from ristiseiska.web.shots import act  # one move for this page, if it is its turn
 
-from .conftest import LiveServer
+from .conftest import LiveServer, open_setup
 
 pytestmark = pytest.mark.asyncio
 DESKTOP = {"width": 1280, "height": 900}
@@ -408,6 +408,7 @@ async def test_the_end_of_a_deal_shows_every_hand_and_the_board(
 
 async def _lobby_table(page: Any, server: LiveServer, kinds: list[str]) -> str:
     await page.goto(server.url + "/")
+    await open_setup(page)
     await page.select_option("[data-action=seat-count]", str(len(kinds)))
     for i, kind in enumerate(kinds):
         await page.select_option(f"[data-seat='{i}'] [data-action=seat-kind]", kind)
@@ -503,7 +504,8 @@ async def test_small_things(live_server: LiveServer, browser: Any) -> None:
     assert "active" in (await page.get_attribute("[data-action=lang-fi]", "class") or "")
     assert await page.get_attribute("[data-action=lang-en]", "aria-pressed") == "false"
     # a refused combination of house rules is told with the lobby's own words
-    await page.click("details summary")
+    await open_setup(page)
+    await page.click("[data-testid=setup] details summary")
     await page.fill("[data-option=jokers]", "2")
     await page.dispatch_event("[data-option=jokers]", "change")
     await page.click("[data-action=create]")
@@ -617,7 +619,7 @@ async def test_no_serious_accessibility_violations(live_server: LiveServer, brow
     # axe is injected as a script: the test contexts bypass the page's CSP (tested elsewhere)
     page = await (await browser.new_context(viewport=size, bypass_csp=True)).new_page()
     await page.goto(live_server.url + "/")
-    await page.wait_for_selector("[data-action=create]")
+    await open_setup(page)
     assert await _violations(page) == []
     page, _tid = await seated(browser, live_server, size, bypass_csp=True)
     await my_turn(page)

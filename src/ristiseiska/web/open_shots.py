@@ -73,6 +73,9 @@ async def shoot(out: Path, langs: list[str]) -> list[str]:
                         page = await ctx.new_page()
                         await page.goto(srv.url + "/")
                         await page.wait_for_selector("[data-testid=open-table]")
+                        # the open tables sit below Play and the rule cards (issue 60)
+                        await page.locator("[data-testid=open-lobby]").evaluate(
+                            "(e) => e.scrollIntoView({ block: 'start' })")
                         await page.wait_for_timeout(200)
                         path = out / f"lobby-open-{lang}{suffix}.jpeg"
                         await page.screenshot(path=str(path), type="jpeg", quality=62)

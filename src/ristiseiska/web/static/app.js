@@ -33,7 +33,7 @@ function App() {
       <nav class="nav">${online && html`<a href="/puzzles" data-action="puzzles">${t("web.puzzles")}</a>`}${langs}</nav>
     </header>
     <main>${online
-      ? html`<${OpenTables} lang=${lang}/><${Lobby} lang=${lang}/><${OfflinePanel} lang=${lang}/><${DeviceHistory} lang=${lang}/>`
+      ? html`<${Lobby} lang=${lang}/><${OpenTables} lang=${lang}/><${OfflinePanel} lang=${lang}/><${DeviceHistory} lang=${lang}/>`
       : html`<${OfflineLobby} lang=${lang} extra=${html`<${DeviceHistory} lang=${lang}/>`}/>`}</main>`;
 }
 

@@ -47,10 +47,10 @@ export function DrawnFace({ code }) {
   const label = joker ? "J" : rank;
   return html`<svg viewBox="0 0 60 84" role="img" aria-hidden="true" focusable="false">
     <rect x="1" y="1" width="58" height="82" rx="6" fill="${second ? "#fffbe8" : "#fff"}" stroke="#555" stroke-width="1.5"/>
-    <text x="6" y="19" font-size="16" font-weight="bold" fill="${color}" font-family="sans-serif">${label}</text>
+    <text x="6" y="19" font-size="16" font-weight="bold" fill="${color}" font-family="sans-serif, RS Symbols">${label}</text>
     <text x="6" y="34" font-size="14" fill="${color}">${sym}</text>
     <text x="30" y="62" font-size="30" text-anchor="middle" fill="${color}">${sym}</text>
-    <text x="54" y="78" font-size="11" text-anchor="end" fill="${color}" font-family="sans-serif">${label}${sym}</text>
+    <text x="54" y="78" font-size="11" text-anchor="end" fill="${color}" font-family="sans-serif, RS Symbols">${label}${sym}</text>
   </svg>`;
 }
 // A compact face (rank over suit) that stays legible at 28 px; the phone board uses it.

@@ -23,27 +23,83 @@ export function friendlyRulesError(message, meta) {
   return document.documentElement.lang === "en" ? `${head} (${detail})` : head;
 }
 
+// The lobby's last settings (localStorage "rs.lobby"): Play starts a game with them, and the
+// full set-up opens with them. First time: the default rules, you and three bots of the default
+// level.
+const LAST = "rs.lobby";
+export function lastSettings() {
+  try {
+    const s = JSON.parse(localStorage.getItem(LAST)) || {};
+    return { preset: typeof s.preset === "string" ? s.preset : "ristiseiska",
+      options: s.options && typeof s.options === "object" ? s.options : {},
+      bots: Array.isArray(s.bots) ? s.bots.filter((b) => typeof b === "string").slice(0, 7) : null,
+      clock: Number.isInteger(s.clock) ? s.clock : null, autoForced: s.autoForced !== false };
+  } catch (e) { return { preset: "ristiseiska", options: {}, bots: null, clock: null, autoForced: true }; }
+}
+function keepSettings(body) {
+  try {
+    localStorage.setItem(LAST, JSON.stringify({ preset: body.preset, options: body.options, clock: body.clock, autoForced: body.auto_forced,
+      bots: body.seats.slice(1).map((s) => (s.kind === "bot" ? s.bot : "")) }));
+  } catch (e) { /* a full storage only forgets the settings */ }
+}
+
+// POST a table, sit the creator at its first friend seat, go there.
+async function createTable(body, meta, setError) {
+  setError(null);
+  const r = await fetch("/api/tables", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  const data = await r.json();
+  if (!r.ok) { setError(data.error === "bad-rules" ? friendlyRulesError(data.message || "", meta) : data.error === "storage-fault" ? t("web.err.storage-fault") : t("web.error", { message: data.message || r.statusText })); return; }
+  keepSettings(body);
+  const mine = body.seats.findIndex((s) => s.kind === "friend");
+  if (mine >= 0) {
+    localStorage.setItem("rs.name", body.seats[mine].name || "");
+    await claimSeat(data.id, mine, body.seats[mine].name || "");
+  }
+  location.href = data.url;
+}
+
+// The rule sets as cards, one line each; the chosen one is pressed.
+function RuleCards({ meta, value, choose }) {
+  return html`<div class="rulecards" role="group" aria-label=${t("lobby.rules_label")} data-testid="rule-cards">
+    ${meta.presets.map((p) => html`<button class=${"rulecard" + (p.name === value ? " chosen" : "")} data-action="rule-card" data-preset=${p.name}
+        aria-pressed=${p.name === value ? "true" : "false"} title=${p.description} onClick=${() => choose(p)}>
+      <strong>${p.title}</strong><span class="rc-line">${p.description}</span></button>`)}
+  </div>`;
+}
+
 export function Lobby({ lang }) {
+  const last = useRef(null);
+  if (last.current === null) last.current = lastSettings();
+  const L = last.current;
   const [meta, setMeta] = useState(null);
-  const [presetName, setPreset] = useState("ristiseiska");
-  const [options, setOptions] = useState({});
-  const [seats, setSeats] = useState([
+  const [presetName, setPreset] = useState(L.preset);
+  const [options, setOptions] = useState(L.options);
+  const [seats, setSeats] = useState(() => [
     // By default you against three bots: one click gives a game; switch a seat to a friend to
     // invite someone.
     { kind: "friend", name: localStorage.getItem("rs.name") || "" },
-    { kind: "bot", bot: "" }, { kind: "bot", bot: "" }, { kind: "bot", bot: "" },
+    ...(L.bots ? L.bots.map((b) => (b ? { kind: "bot", bot: b } : { kind: "friend", name: "" }))
+      : [{ kind: "bot", bot: "" }, { kind: "bot", bot: "" }, { kind: "bot", bot: "" }]),
   ]);
   const [seed, setSeed] = useState("");
   const [open, setOpen] = useState(false); // list the table in the lobby (ui/open.js)
   const [chatText, setChatText] = useState(false); // issue 20: free text at the table
   const [error, setError] = useState(null);
-  const [clockChoice, setClock] = useState(undefined); // undefined: the default for the seats
-  const [autoForced, setAutoForced] = useState(true); // issue 52: forced moves made for you
+  const [clockChoice, setClock] = useState(L.clock === null ? undefined : L.clock); // undefined: the default for the seats
+  const [autoForced, setAutoForced] = useState(L.autoForced); // issue 52: forced moves made for you
+  const [busy, setBusy] = useState(false);
   useEffect(() => { fetch(`/api/meta?lang=${lang}`).then((r) => r.json()).then(setMeta); }, [lang]);
-  if (!meta) return html`<p>…</p>`;
-  const preset = meta.presets.find((p) => p.name === presetName);
+  if (!meta) return html`<section class="hero panel"><p>…</p></section>`;
+  // a preset the server no longer has falls back to the first (settings kept from an old page)
+  const preset = meta.presets.find((p) => p.name === presetName) || meta.presets[0];
   const base = preset.rules;
   const clock = clockChoice === undefined ? defaultClock(seats) : clockChoice;
+  const fit = (s, p) => {
+    const n = Math.min(Math.max(s.length, p.rules.min_players), p.rules.max_players);
+    const out = s.slice(0, n);
+    while (out.length < n) out.push({ kind: "bot", bot: meta.default_bot });
+    return out;
+  };
   const setCount = (n) => {
     const s = seats.slice(0, n);
     while (s.length < n) s.push({ kind: "bot", bot: meta.default_bot });
@@ -55,36 +111,50 @@ export function Lobby({ lang }) {
     if (v === base[k]) delete o[k]; else o[k] = v;
     setOptions(o);
   };
-  const create = async () => {
-    setError(null);
-    const body = { preset: presetName, options, open, seats: seats.map((s) => ({ ...s, bot: s.bot || meta.default_bot })) };
+  const choosePreset = (p) => {
+    if (p.name === preset.name) return;
+    setPreset(p.name); setOptions({});
+    // keep the seat count inside what these rules allow (e.g. exactly 2 with a stock)
+    const s = fit(seats, p);
+    if (s.length !== seats.length) setSeats(s);
+  };
+  const bodyOf = (ss) => {
+    const body = { preset: preset.name, options, open, seats: ss.map((s) => ({ ...s, bot: s.bot || meta.default_bot })) };
     if (seed.trim()) body.seed = parseInt(seed, 10);
-    // free text only at a private table: an open one seats strangers (the server refuses it too)
-    if (chatText && !open && seats.filter((s) => s.kind === "friend").length > 1) body.chat_text = true;
     body.clock = clock;
     body.auto_forced = autoForced;
-    const r = await fetch("/api/tables", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
-    const data = await r.json();
-    if (!r.ok) { setError(data.error === "bad-rules" ? friendlyRulesError(data.message || "", meta) : data.error === "storage-fault" ? t("web.err.storage-fault") : t("web.error", { message: data.message || r.statusText })); return; }
-    // The creator sits at the first friend seat straight away.
-    const mine = seats.findIndex((s) => s.kind === "friend");
-    if (mine >= 0) {
-      localStorage.setItem("rs.name", seats[mine].name || "");
-      await claimSeat(data.id, mine, seats[mine].name || "");
-    }
-    location.href = data.url;
+    return body;
   };
-  return html`<section class="panel lobby">
-    <h2>${t("web.lobby.create")}</h2>
+  // a refusal shows beside the button that asked (Play at the top, Create below the set-up)
+  const run = async (body, where) => {
+    if (busy) return;
+    setBusy(true);
+    const fail = (text) => setError(text && { text, where });
+    try { await createTable(body, meta, fail); } catch (e) { fail(t("web.error", { message: e.message })); } finally { setBusy(false); }
+  };
+  const create = () => {
+    const body = bodyOf(seats);
+    // free text only at a private table: an open one seats strangers (the server refuses it too)
+    if (chatText && !open && seats.filter((s) => s.kind === "friend").length > 1) body.chat_text = true;
+    return run(body, "setup");
+  };
+  // Play: you and bots only (a friend seat of the set-up becomes a bot), never listed, no clock
+  // unless one was chosen.
+  const playSeats = fit(seats, preset).map((s, i) => (i === 0 ? { kind: "friend", name: localStorage.getItem("rs.name") || "" }
+    : { kind: "bot", bot: (s.kind === "bot" && s.bot) || meta.default_bot }));
+  const play = () => run({ ...bodyOf(playSeats), open: false, clock: clockChoice === undefined ? null : clockChoice }, "play");
+  const levels = [...new Set(playSeats.slice(1).map((s) => levelName(s.bot)))].join(", ");
+  return html`<section class="panel hero" aria-labelledby="hero-title" data-testid="hero">
+    <div class="hero-text"><h2 id="hero-title">${t("lobby.hero_title")}</h2>
+      <p class="hero-sub" data-testid="play-summary">${t("lobby.play_summary", { rules: preset.title, count: playSeats.length, level: levels })}</p></div>
+    <button class="primary play-btn" data-action="play" data-testid="play" disabled=${busy} onClick=${play}>${t("lobby.play")}</button>
+    <${RuleCards} meta=${meta} value=${preset.name} choose=${choosePreset}/>
+    ${error && error.where === "play" && html`<div class="error" role="alert" data-testid="lobby-error">${error.text}</div>`}
+  </section>
+  <details class="panel lobby setup" data-testid="setup"><summary data-action="setup"><span class="setup-title">${t("lobby.setup")}</span> <small>${t("lobby.setup_help")}</small></summary>
     <p>${t("web.lobby.intro")}</p>
     <div class="row"><label>${t("web.lobby.preset")}:
-      <select data-action="preset" value=${presetName} onChange=${(e) => {
-        const p = meta.presets.find((x) => x.name === e.target.value);
-        setPreset(p.name); setOptions({});
-        // keep the seat count inside what these rules allow (e.g. exactly 2 with a stock)
-        const n = Math.min(Math.max(seats.length, p.rules.min_players), p.rules.max_players);
-        if (n !== seats.length) setCount(n);
-      }}>
+      <select data-action="preset" value=${preset.name} onChange=${(e) => choosePreset(meta.presets.find((x) => x.name === e.target.value))}>
         ${meta.presets.map((p) => html`<option value=${p.name}>${p.title} – ${p.description}</option>`)}
       </select></label></div>
     <div class="row"><label>${t("web.lobby.seats")}:
@@ -112,9 +182,9 @@ export function Lobby({ lang }) {
     </details>
     <div class="row"><label class="check"><input type="checkbox" data-action="open-table" checked=${open} onChange=${(e) => setOpen(e.target.checked)}/> ${t("open.list_in_lobby")}</label></div>
     ${!open && seats.filter((s) => s.kind === "friend").length > 1 && html`<${ChatTextOption} checked=${chatText} set=${setChatText}/>`}
-    ${error && html`<div class="error" role="alert" data-testid="lobby-error">${error}</div>`}
-    <div class="row"><button class="primary" data-action="create" onClick=${create}>${t("web.lobby.create_button")}</button></div>
-  </section>`;
+    ${error && error.where === "setup" && html`<div class="error" role="alert" data-testid="lobby-error">${error.text}</div>`}
+    <div class="row"><button class="primary" data-action="create" disabled=${busy} onClick=${create}>${t("web.lobby.create_button")}</button></div>
+  </details>`;
 }
 
 export function OptionInput({ name, opt, value, set }) {

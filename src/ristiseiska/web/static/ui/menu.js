@@ -1,6 +1,7 @@
 // The table's menu: everything that is not needed on every turn (rules, history, the log and
 // the score sheet on narrow screens, sound, back to the lobby). A disclosure button with a
 // list of buttons; Escape or a click elsewhere closes it and gives the focus back.
+import { Icon } from "./icons.js";
 import { html, useState, useEffect, useRef } from "../vendor/htm-preact-standalone.mjs";
 
 export function Menu({ items, label }) {
@@ -23,7 +24,7 @@ export function Menu({ items, label }) {
   }, [open]);
   const pick = (it) => { setOpen(false); it.run(); };
   return html`<div class="menu" ref=${ref}>
-    <button data-action="menu" aria-expanded=${open ? "true" : "false"} aria-controls="table-menu" onClick=${() => setOpen(!open)}><span aria-hidden="true">☰</span><span class="menu-label"> ${label}</span></button>
+    <button data-action="menu" aria-expanded=${open ? "true" : "false"} aria-controls="table-menu" onClick=${() => setOpen(!open)}><${Icon} name="menu"/><span class="menu-label"> ${label}</span></button>
     <div class="menu-list" id="table-menu" hidden=${!open}>
       ${items.map((it) => it.href
         ? html`<a class="menu-item" href=${it.href} data-action=${it.action}>${it.label}</a>`

@@ -142,6 +142,16 @@ function installFetchShim() {
       const hit = "caches" in window && await caches.match(url.pathname + url.search);
       return hit || json({ error: "no-deal", message: "no finished deal" }, 404);
     }
+    // the history dialog (issue 60): a finished deal replays from the engine's own record;
+    // the analysis needs the server's search, which has no record of an offline match
+    const deal = what.match(/^deals\/(\d+)\/(replay|analysis)$/);
+    if (deal && deal[2] === "replay") {
+      const m = await ask({ type: "replay", deal: +deal[1], lang: url.searchParams.get("lang") || "fi" }, "replay");
+      if (m.type !== "replay") return json({ error: m.code, message: m.message }, 404);
+      const { type, ...body } = m;
+      return json(body);
+    }
+    if (deal) return json({ error: "offline", message: "the analysis needs the server" }, 409);
     return json({ error: "offline", message: "not available offline" }, 404);
   };
 }

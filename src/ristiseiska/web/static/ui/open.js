@@ -5,6 +5,7 @@
 import { html, useState, useEffect, useRef, useCallback } from "../vendor/htm-preact-standalone.mjs";
 import { deviceKey } from "./device.js"; // issue 47
 import { t, tn, levelName } from "./text.js";
+import { Avatar } from "./players.js";
 
 const ERRORS = { "name-taken": "open.err.name_taken", "seat-taken": "open.err.seat_taken", "seat-reserved": "open.err.seat_taken", "started-without": "open.err.seat_taken",
   "rate-limited": "open.err.rate", "bad-name": "open.err.bad_name", "server-full": "open.err.full", "storage-fault": "web.err.storage-fault", "no-table": "open.err.gone" };
@@ -103,6 +104,8 @@ export function OpenTables({ lang }) {
           <div class="open-head"><strong>${tab.title}</strong>
             <span class=${"open-state is-" + tab.state}>${t(tab.state === "started" ? "open.started" : "open.waiting")}</span></div>
           ${tab.rules && html`<p class="open-rules">${tab.rules}</p>`}
+          <div class="open-avatars" aria-hidden="true">${tab.players.map((p, i) => (p.name !== null && !p.free
+            ? html`<${Avatar} name=${p.name} i=${i}/>` : html`<span class="avatar free">+</span>`))}</div>
           <p class="open-players">${t("open.players", { names: playersText(tab) || "–" })} · <strong>${tn("open.free", tab.free_count)}</strong></p>
           <p class="open-meta">${tab.clock ? t("open.clock", { s: tab.clock }) : t("open.no_clock")}</p>
           ${localStorage.getItem(`rs.seat.${tab.id}`)

@@ -1,5 +1,6 @@
 // The installable app (issue 47): the service worker (/sw.js, web/pwa.py) and Chrome's
 // install prompt, offered on the lobby by <InstallButton/> once the browser says it may.
+import { Icon } from "./icons.js";
 import { html, useState, useEffect } from "../vendor/htm-preact-standalone.mjs";
 import { t } from "./text.js";
 
@@ -28,5 +29,5 @@ export function InstallButton() {
     e.prompt();
     try { await e.userChoice; } catch (err) { /* dismissed */ }
   };
-  return html`<button class="install" data-action="install" title=${t("offline.install_help")} onClick=${install}>⤓ ${t("offline.install")}</button>`;
+  return html`<button class="install" data-action="install" title=${t("offline.install_help")} onClick=${install}><${Icon} name="download"/> ${t("offline.install")}</button>`;
 }

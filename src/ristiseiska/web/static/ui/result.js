@@ -3,6 +3,7 @@ import { html, useState, useEffect, useLayoutEffect, useRef, useCallback } from 
 import { t, tn, hasText, levelName, cardName, nextMoveId, reducedMotion, SUIT_SYMBOL, SUIT_ORDER, RANK_ORDER, FORCED } from "./text.js";
 import { parseCard, sortHand, moveCard, CardFace, MiniFace, HandCard, Card, rankCode } from "./cards.js";
 import { noteMatch } from "./history.js";
+import { CountUp } from "./motion.js";
 
 // The match's standings: lowest total first (places shared on equal totals), with each
 // total's token part (the points from holding the token at the end of deals).
@@ -43,7 +44,7 @@ function DealResult({ view, names }) {
     <h3>${t("webtable.final_hands")}</h3>
     <ul class="final-hands">${names.map((n, i) => html`<li data-seat=${i} data-winner=${r.winner === i ? "true" : undefined} class=${r.winner === i ? "winner" : ""}>
       <div class="fh-head"><strong>${n}</strong>${r.winner === i ? html` <span class="win-badge">★ ${t("webtable.winner")}</span>` : ""}
-        <span class="pts" data-testid="points">${tn("webtable.points", r.points[i])}${r.token_points[i] ? ` (${r.points[i] - r.token_points[i]} + ${r.token_points[i]})` : ""}</span></div>
+        <span class="pts" data-testid="points"><${CountUp} value=${r.points[i]} fromZero=${true} render=${(n) => tn("webtable.points", n)}/>${r.token_points[i] ? ` (${r.points[i] - r.token_points[i]} + ${r.token_points[i]})` : ""}</span></div>
       <div class="fh-cards" data-testid="final-hand">${(hands[i] || []).length
         ? sortHand(hands[i]).map((c) => html`<${Card} code=${c}/>`)
         : html`<em>${t("webtable.no_cards")}</em>`}</div></li>`)}</ul>`;

@@ -1,4 +1,6 @@
 // The table page: the felt, the players, the board, the hand and the actions.
+import { Icon } from "./icons.js";
+import { useTableMotion } from "./motion.js";
 import { html, useState, useEffect, useLayoutEffect, useRef, useCallback } from "../vendor/htm-preact-standalone.mjs";
 import { t, tn, hasText, levelName, cardName, nextMoveId, reducedMotion, SUIT_SYMBOL, SUIT_ORDER, RANK_ORDER, FORCED } from "./text.js";
 import { parseCard, sortHand, moveCard, CardFace, MiniFace, HandCard, Card, rankCode } from "./cards.js";
@@ -9,7 +11,7 @@ import { Seat, Opponents } from "./players.js";
 import { Board, Stock } from "./board.js";
 import { Hand } from "./hand.js";
 import { Menu } from "./menu.js";
-import { Result, Sheet } from "./result.js";
+import { Result, Sheet, standings } from "./result.js";
 import { RulesModal, HistoryModal } from "./dialogs.js";
 import { claimSeat } from "./lobby.js";
 import { QuickWait } from "./open.js";
@@ -77,6 +79,7 @@ export function TablePage({ id, lang, langs = null, useConn = useTableSocket }) 
   const held = !!(table && you !== null && table.seats[you] && table.seats[you].standin); // a bot plays for you (ui/clock.js)
   const myTurn = !!(conn === "open" && you !== null && view && view.to_move === you && view.phase !== "over" && legal.length > 0 && !waiting && !held);
   const turnKey = view ? `${state.deal}:${view.history.length}` : "";
+  useTableMotion({ view, deal: state ? state.deal : null, you, handRef });
 
   // Your turn: the tab title says so, and a chime if the player asked for one.
   const wasMyTurn = useRef(false);
@@ -226,13 +229,15 @@ export function TablePage({ id, lang, langs = null, useConn = useTableSocket }) 
   const startedWithout = !waiting && table.seats.some((s) => s.kind === "friend" && !s.taken);
   const freeFriendSeat = waiting && table.seats.some((s) => s.kind === "friend" && !s.taken);
   const totals = sheet.rows.length ? sheet.totals : null;
+  // the match is over: every panel shows its place in the standings
+  const places = sheet.over ? Object.fromEntries(standings(sheet).map((r) => [r.seat, r.place])) : null;
   const stock = view && view.stock_size > 0 ? view.stock_size : 0;
   const menuItems = [
     { action: "rules", label: t("web.action.rules"), key: "R", run: () => setModal("rules") },
     { action: "history", label: t("web.action.history"), run: () => setModal("history") },
     { action: "show-log", label: t("webtable.log"), run: () => setDrawer("log"), narrow: true },
     { action: "show-sheet", label: t("webtable.sheet"), run: () => setDrawer("sheet"), narrow: true },
-    { action: "sound", label: `♪ ${t("webtable.sound")}`, pressed: sound, help: t("webtable.sound_help"),
+    { action: "sound", label: html`<${Icon} name="note"/> ${t("webtable.sound")}`, pressed: sound, help: t("webtable.sound_help"),
       run: () => { const v = !sound; localStorage.setItem("rs.sound", v ? "1" : "0"); setSound(v); if (v) chime(); } },
     { action: "lobby", label: t("room.menu.lobby"), href: "/" },
   ];
@@ -240,20 +245,20 @@ export function TablePage({ id, lang, langs = null, useConn = useTableSocket }) 
   return html`
     ${conn === "reconnecting" && html`<div class="notice conn" role="status" data-testid="reconnecting">${t("web.table.reconnecting")}</div>`}
     ${saving && conn !== "reconnecting" && html`<div class="notice conn" role="status" data-testid="saving-retry">${t("web.table.saving_retry")}</div>`}
-    <div class=${"room" + (view && view.rows.length > 4 ? " rows8" : "")}>
+    <div class=${"room" + (view && view.rows.length > 4 ? " rows8" : "") + (table.seats.length > 5 ? " crowd" : "")}>
     <div class="topbar">
       <h1 class="brand"><a href="/" data-action="lobby"><span aria-hidden="true">♣7</span><span class="brand-name"> ${t("web.title")}</span></a></h1>
       <span class="dealinfo"><strong>${t("web.table.deal", { n: state.deal })}</strong>
         ${view && view.pot > 0 && html` · <span>${t("web.table.pot", { n: view.pot })}</span>`}
-        ${table.clock && html` · <span data-testid="clock-option" title=${t("clock.lobby.help")}>⏱ ${t("clock.lobby.seconds", { n: table.clock })}</span>`}</span>
+        ${table.clock && html` · <span data-testid="clock-option" title=${t("clock.lobby.help")}><${Icon} name="clock"/> ${t("clock.lobby.seconds", { n: table.clock })}</span>`}</span>
       <span class="grow"></span>
-      ${freeFriendSeat && html`<button class="invite-btn" data-action="copy-invite" data-testid="invite" data-link=${invite} title=${invite} onClick=${copy}>＋ ${t("room.invite")}</button>`}
+      ${freeFriendSeat && html`<button class="invite-btn" data-action="copy-invite" data-testid="invite" data-link=${invite} title=${invite} onClick=${copy}><${Icon} name="plus"/> ${t("room.invite")}</button>`}
       ${!table.offline && html`<${ChatButton} id=${id} send=${send} you=${you} table=${table}/>`}
       ${langs}
       <${Menu} items=${menuItems} label=${t("room.menu")}/>
     </div>
     <section class="arena" aria-label=${t("web.table.board")}>
-      <${Opponents} table=${table} view=${view} you=${you} log=${state.log || []} isHost=${isHost} waiting=${waiting} send=${send} totals=${totals} clock=${state.clock}>${stock > 0 && html`<${Stock} n=${stock}/>`}<//>
+      <${Opponents} table=${table} view=${view} you=${you} log=${state.log || []} isHost=${isHost} waiting=${waiting} send=${send} totals=${totals} clock=${state.clock} places=${places}>${stock > 0 && html`<${Stock} n=${stock}/>`}<//>
       <div class="boardwrap">${view && html`<${Board} view=${view} lastPlay=${lastPlay} mark=${!!table.rules.distinct_decks} you=${you} handRef=${handRef}/>`}</div>
       <${SpectatorChat}/>
       ${waiting && html`<div class="overlays">
@@ -272,7 +277,7 @@ export function TablePage({ id, lang, langs = null, useConn = useTableSocket }) 
         ${table.seats.filter(free).map((s) => html`<button data-action="take-seat" data-seat=${s.seat} onClick=${() => take(s.seat)}>${t("web.table.take_seat")}: ${t("web.lobby.seat", { n: s.seat + 1 })}</button>`)}</div>`
         : html`<p data-testid=${startedWithout ? "started-without" : "no-free-seat"}>${t(startedWithout ? "room.started_without" : "webtable.watching_full")}</p>`}</div>`}
       <div class="mybar">
-        ${view && you !== null && html`<${Seat} s=${table.seats[you]} i=${you} view=${view} you=${you} log=${state.log || []} waiting=${waiting} mine=${true} total=${totals ? totals[you] : null} clock=${state.clock}/>`}
+        ${view && you !== null && html`<${Seat} s=${table.seats[you]} i=${you} view=${view} you=${you} log=${state.log || []} waiting=${waiting} mine=${true} total=${totals ? totals[you] : null} clock=${state.clock} matchPlace=${places ? places[you] : null}/>`}
         <div class=${"status" + (myTurn ? " mine" : "") + (cannot ? " cannot" : "")} role="status" data-testid="status" data-forced=${myTurn && state.forced && state.forced.seat === you ? "true" : null}>${status}</div>
         <div class="actions">
           <${BackButton} table=${table} you=${you} send=${send}/>
@@ -282,7 +287,7 @@ export function TablePage({ id, lang, langs = null, useConn = useTableSocket }) 
       </div>
       ${choice && html`<div class="panel popover" data-testid="choice"><strong>${t("web.table.choose")}</strong>
         <div class="actions">${choice.map((m) => html`<button data-action="choose" data-move=${m} onClick=${() => play(m)}>${state.labels?.[m] || m}</button>`)}</div></div>`}
-      ${hint && myTurn && html`<div class="notice popover" data-testid="hint">${hintText(hint, state.labels?.[hint.move] || hint.move)}
+      ${hint && myTurn && html`<div class="notice hintbar" data-testid="hint">${hintText(hint, state.labels?.[hint.move] || hint.move)}
         <button data-action="play-hint" onClick=${() => play(hint.move)}>${t("webtable.play_hint")}</button> <button data-action="dismiss-hint" aria-label=${t("web.action.close")} onClick=${() => setHint(null)}>×</button></div>`}
       ${view && you !== null && html`<${Hand} cards=${hand} byCard=${byCard} myTurn=${myTurn} pending=${pending} handRef=${handRef}
           handFocus=${handFocus} focusIndex=${focusIndex} onKeyDown=${handKeys} clickCard=${clickCard}/>`}
