@@ -25,13 +25,15 @@ DESCRIPTION = (
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    from ristiseiska.i18n import LANGS
+
     p.add_argument("files", nargs="+", metavar="FILE", help="record file (.jsonl; '-' reads standard input)")
     p.add_argument("--check", action="store_true", help="check every record: each event legal, the result as the rules give it")
     p.add_argument("--verify-seed", action="store_true", help="with --check: the hands must also be the shuffle of the record's seed")
     p.add_argument("--commitment", metavar="HEX", default=None, help="with --check: every record must be a deal of the match whose seed commitment (64 hex digits) you noted when it began")
     p.add_argument("--allow-mixed", action="store_true", help="with --check: accept records of several matches in one file")
     p.add_argument("--deal", type=int, default=1, metavar="K", help="show the K-th record of the file (from 1; default 1)")
-    p.add_argument("--lang", choices=("fi", "en"), default="fi", help="language of the shown deal (default fi)")
+    p.add_argument("--lang", choices=LANGS, default="fi", help="language of the shown deal (default fi)")
     p.add_argument("--text", action="store_true", help="print the deal as plain text even when the terminal viewer is available")
 
 

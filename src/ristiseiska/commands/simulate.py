@@ -12,6 +12,7 @@ import sys
 from typing import Any
 
 from ristiseiska.commands.common import load_rules
+from ristiseiska.i18n import decimal_sep
 
 HELP = "play many deals with random players and print statistics (optionally write records)"
 DESCRIPTION = (
@@ -58,6 +59,8 @@ TEXTS: dict[str, dict[str, str]] = {
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    from ristiseiska.i18n import LANGS
+
     p.add_argument("--preset", default=None, metavar="NAME", help="rule set by name (default ristiseiska; see 'ristiseiska presets')")
     p.add_argument("--players", type=int, default=4, metavar="N", help="number of players (default 4)")
     p.add_argument("--games", type=int, default=1000, metavar="G", help="number of deals (default 1000)")
@@ -68,7 +71,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="auto (default): the compiled kernel when it supports the rules, else the full engine")
     p.add_argument("--workers", type=int, default=1, metavar="K", help="play in K processes (default 1); the results are the same")
     p.add_argument("--json", action="store_true", help="print the summary as one JSON object")
-    p.add_argument("--lang", choices=("fi", "en"), default="en",
+    p.add_argument("--lang", choices=LANGS, default="en",
                    help="language of the summary (default en, like the other tools; fi for Finnish)")
 
 
@@ -91,13 +94,13 @@ def _progress_bar(total: int, label: str) -> Any:
 
 def _fmt_rate(x: float, lang: str) -> str:
     text = f"{x:,.0f}"
-    return text.replace(",", "\u00a0") if lang == "fi" else text
+    return text.replace(",", "\u00a0") if decimal_sep(lang) == "," else text
 
 
 def _pct(x: float, lang: str) -> str:
     from ristiseiska.i18n import number
 
-    return number(100 * x, lang, 1) + (" %" if lang == "fi" else "%")
+    return number(100 * x, lang, 1) + (" %" if decimal_sep(lang) == "," else "%")
 
 
 def _num(x: float, lang: str) -> str:
