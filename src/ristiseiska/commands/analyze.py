@@ -1,6 +1,6 @@
 """``ristiseiska analyze``: move-by-move analysis of a recorded deal (issue 15).
 
-    ristiseiska analyze games.jsonl [--deal N] [--seat S | --all-seats] [--lang fi|en]
+    ristiseiska analyze games.jsonl [--deal N] [--seat S | --all-seats] [--lang LANG]
                         [--json] [--plot FILE.png] [--seed K] [--worlds W] [--lookahead D]
                         [--hindsight]
 """

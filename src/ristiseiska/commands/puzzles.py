@@ -4,7 +4,7 @@
                              [--jobs J]
     ristiseiska puzzles export --out FILE.jsonl [--preset NAME] [--grade easy|medium|hard]
     ristiseiska puzzles check FILE.jsonl [--worlds W] [--seed K] [--jobs J]
-    ristiseiska puzzles train [--lang fi|en] [--grade G] [--preset NAME] [--file FILE.jsonl]
+    ristiseiska puzzles train [--lang LANG] [--grade G] [--preset NAME] [--file FILE.jsonl]
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
     ristiseiska replay --check games.jsonl [more.jsonl …] [--verify-seed] [--commitment HEX]
                        [--allow-mixed]
-    ristiseiska replay games.jsonl [--deal K] [--lang fi|en] [--text]
+    ristiseiska replay games.jsonl [--deal K] [--lang LANG] [--text]
 """
 
 from __future__ import annotations

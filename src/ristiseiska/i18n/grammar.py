@@ -77,7 +77,6 @@ _RANK_EN = {
     0: "joker", 1: "ace", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven",
     8: "eight", 9: "nine", 10: "ten", 11: "jack", 12: "queen", 13: "king",
 }
-_SECOND_DECK = {"fi": " (toinen pakka)", "en": " (second deck)"}
 
 
 def norm_case(case: str) -> str:
@@ -118,7 +117,7 @@ def card_case(card: Card | str, lang: str = "fi", case: str = "nom") -> str:
         name = t("core.card.name", lang, rank=rank_word(c.rank, lang, case),
                  suit=t(f"core.card.suit.{c.suit}", lang))
     if isinstance(card, str) and card.strip().endswith("+") and not c.is_joker:
-        name += _SECOND_DECK[lang] if lang in _SECOND_DECK else t("core.card.second_deck", lang)
+        name += t("core.card.second_deck", lang)
     return name
 
 
