@@ -102,3 +102,27 @@ def test_swedish_rules_explained() -> None:
     text = explain_rules(preset("sjuan"), "sv")
     assert "Hjärter sju öppnar" in text
     assert "core." not in text and "{" not in text
+
+
+def test_the_server_lists_the_languages_and_serves_swedish(tmp_path: Path) -> None:
+    pytest.importorskip("fastapi")
+    from fastapi.testclient import TestClient
+
+    from ristiseiska.web.app import create_app
+
+    with TestClient(create_app(f"sqlite+aiosqlite:///{tmp_path / 'l.db'}", bot_delay=0.0)) as c:
+        body = c.get("/api/langs", headers={"Accept-Language": "sv-FI,sv;q=0.9,fi;q=0.8"}).json()
+        assert [x["code"] for x in body["langs"]] == list(i18n.LANGS)
+        assert body["preferred"] == "sv" and body["fallback"] == "en"
+        assert c.get("/api/langs", headers={"Accept-Language": "de"}).json()["preferred"] == "en"
+        cat = c.get("/api/i18n/sv").json()
+        assert cat["lang"] == "sv" and cat["cards"]["H7"] == "hjärter sju"
+        assert cat["texts"]["web.lobby.create_button"] == "Skapa bord"
+        meta = c.get("/api/meta?lang=sv").json()
+        sjuan = next(p for p in meta["presets"] if p["name"] == "sjuan")
+        assert sjuan["description"].startswith("svenska Sjuan")
+        assert meta["options"]["failure"]["choice_labels"]["pass"] == "passa"
+        rules = c.get("/api/rules?preset=sjuan&lang=sv").json()
+        assert "Hjärter sju öppnar" in rules["text"]
+        man = c.get("/manifest.webmanifest?lang=sv").json()
+        assert man["lang"] == "sv" and "spela" in man["description"]
