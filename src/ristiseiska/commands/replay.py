@@ -157,31 +157,18 @@ def _terminal() -> bool:
 
 # The event and result sentences come from the shared catalogs (ristiseiska.i18n); these few
 # lines are only the deal's heading.
-_T = {
-    "fi": {
-        "head": "Jako: {rules}, {n} pelaajaa, jakaja {dealer}, siemen {seed}",
-        "custom": "omat säännöt",
-        "hands": "Jaetut kortit:",
-        "stock": "Pakka (päällimmäinen ensin):",
-        "table": "Pöydällä alussa:",
-        "unfinished": "Jako on kesken.",
-    },
-    "en": {
-        "head": "Deal: {rules}, {n} players, dealer {dealer}, seed {seed}",
-        "custom": "house rules",
-        "hands": "Dealt hands:",
-        "stock": "Stock (top first):",
-        "table": "On the table at the start:",
-        "unfinished": "The deal is unfinished.",
-    },
-}
+def _texts(lang: str) -> dict[str, str]:
+    from ristiseiska.i18n import t
+
+    return {k: t(f"cli.replay.{k}", lang)
+            for k in ("head", "custom", "hands", "stock", "table", "unfinished")}
 
 
 def describe_record(rec: dict[str, Any], lang: str = "fi") -> list[str]:
     """The deal of a valid record as lines of text, one per event."""
     from ristiseiska.i18n import describe_event, reader_names, result_lines
 
-    t = _T[lang]
+    t = _texts(lang)
     you = rec.get("you")  # the reader's own seat, in records the terminal game saved
     names = reader_names(rec["players"], you, lang)
     seed = rec.get("seed")

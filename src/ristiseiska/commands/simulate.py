@@ -12,7 +12,7 @@ import sys
 from typing import Any
 
 from ristiseiska.commands.common import load_rules
-from ristiseiska.i18n import decimal_sep
+from ristiseiska.i18n import LANGS, decimal_sep, t
 
 HELP = "play many deals with random players and print statistics (optionally write records)"
 DESCRIPTION = (
@@ -22,40 +22,11 @@ DESCRIPTION = (
     "arguments give the same deals and byte-identical records."
 )
 
+_KEYS = ("title", "seat", "points", "wins", "token", "chips", "token_paid", "fines", "fines_paid",
+         "stalled", "speed", "records", "progress", "custom")
+# The table's words in every language (the catalogs' cli.simulate.*).
 TEXTS: dict[str, dict[str, str]] = {
-    "fi": {
-        "title": "Simulointi: {rules}, {players} pelaajaa, {deals} jakoa, siemen {seed}, moottori {engine}",
-        "seat": "paikka",
-        "points": "pisteet/jako",
-        "wins": "voitot",
-        "token": "pantti lopussa",
-        "chips": "pelimerkit/jako",
-        "token_paid": "pantti maksettiin {rate} jaoista",
-        "fines": "sakkoja/jako",
-        "fines_paid": "sakkoja maksettiin {rate} jaoista",
-        "stalled": "{k} jakoa päättyi jumiin (stall_turns)",
-        "speed": "{deals} jakoa {seconds} sekunnissa: {rate} jakoa/s",
-        "records": "pelikirjaukset: {path}",
-        "progress": "Jakoja",
-        "custom": "omat säännöt",
-    },
-    "en": {
-        "title": "Simulation: {rules}, {players} players, {deals} deals, seed {seed}, engine {engine}",
-        "seat": "seat",
-        "points": "points/deal",
-        "wins": "wins",
-        "token": "token at end",
-        "chips": "chips/deal",
-        "token_paid": "the token was paid in {rate} of the deals",
-        "fines": "fines/deal",
-        "fines_paid": "fines were paid in {rate} of the deals",
-        "stalled": "{k} deals ended by the stall limit (stall_turns)",
-        "speed": "{deals} deals in {seconds} s: {rate} deals/s",
-        "records": "records: {path}",
-        "progress": "Deals",
-        "custom": "custom rules",
-    },
-}
+    lang: {k: t(f"cli.simulate.{k}", lang) for k in _KEYS} for lang in LANGS}
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

@@ -7,7 +7,7 @@ import json
 import os
 from typing import Any
 
-from ristiseiska.i18n import decimal_sep
+from ristiseiska.i18n import LANGS, decimal_sep, t
 
 HELP = "play bots against each other over many deals and compare them"
 DESCRIPTION = (
@@ -51,23 +51,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 # The table's words; the figures use the language's decimal sign (i18n.number).
 TEXTS: dict[str, dict[str, Any]] = {
-    "en": {"title": "{rules}: {players} players, {deals} deals played{dup}, seed {seed}",
-           "house": "house rules", "dup": " (duplicate)",
-           "cols": ("bot", "deals", "wins", "win % [95% CI]", "points [95% CI]", "rank",
-                    "s/move med|max"),
-           "paired": "paired with {path}: {new} against {old} on the same {deals} deals and seats",
-           "wins": "  wins   {new}% against {old}%: {diff} ±{half} percentage points (95%)",
-           "points": "  points {new} against {old}: {diff} ±{half} a deal (95%; fewer is better)"},
-    "fi": {"title": "{rules}: {players} pelaajaa, {deals} jakoa pelattu{dup}, siemen {seed}",
-           "house": "omat säännöt", "dup": " (samat jaot kaikilla paikoilla)",
-           "cols": ("botti", "jakoja", "voittoja", "voitto-% [95 %:n väli]",
-                    "pisteet [95 %:n väli]", "sija", "s/siirto med.|enint."),
-           "paired": "pareittain verrattuna tiedostoon {path}: {new} ja {old} samoissa {deals} "
-                     "jaossa samoilla paikoilla",
-           "wins": "  voitot   {new} % ja {old} %: ero {diff} ±{half} prosenttiyksikköä (95 %)",
-           "points": "  pisteet  {new} ja {old}: ero {diff} ±{half} jakoa kohden (95 %; "
-                     "pienempi on parempi)"},
-}
+    lang: {**{k: t(f"cli.tournament.{k}", lang)
+              for k in ("title", "house", "dup", "paired", "wins", "points")},
+           "cols": tuple(t(f"cli.tournament.col.{i}", lang) for i in range(7))}
+    for lang in LANGS}
 
 
 def _rules(args: argparse.Namespace):  # type: ignore[no-untyped-def]
