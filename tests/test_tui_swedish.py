@@ -9,7 +9,7 @@ import pytest
 from textual.widgets import Static
 
 from ristiseiska.commands import play as play_cmd
-from ristiseiska.tui.app import PlayApp, SetupScreen
+from ristiseiska.tui.app import PlayApp, SetupScreen, TextScreen
 from ristiseiska.tui.widgets import SafeSelect
 
 pytestmark = pytest.mark.asyncio
@@ -36,8 +36,13 @@ async def test_play_lang_sv_shows_swedish(tmp_path: Path) -> None:
         await pilot.press(*"nonsens", "enter")
         await pilot.pause()
         assert "Jag förstår inte" in str(app.screen.query_one("#status", Static).render())
+        await pilot.press(*"regler", "enter")  # a command in Swedish opens the rules
+        await pilot.pause()
+        assert isinstance(app.screen, TextScreen)
+        await pilot.press("escape")
+        await pilot.pause()
         text = _screen_text(app)
-        assert "Giv 1" in text and "Giver: Du" in text and "13 kort" in text, text[:400]
+        assert "Giv 1" in text and "Givare: Du" in text and "13 kort" in text, text[:400]
 
 
 async def test_the_setup_screen_offers_svenska(tmp_path: Path) -> None:

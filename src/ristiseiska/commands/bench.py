@@ -126,28 +126,23 @@ def _int(x: float, lang: str) -> str:
 
 
 def summary_lines(name: str, players: int, results: list[dict[str, Any]], lang: str = "en") -> list[str]:
-    """The figures in words, in English or Finnish (decimal comma, grouped thousands)."""
-    from ristiseiska.i18n import number
+    """The figures in words in ``lang`` (the catalogs' ``cli.bench.*``; a decimal comma and
+    grouped thousands where the language writes them)."""
+    from ristiseiska.i18n import number, t
 
-    fi = lang == "fi"
-    out = [f"{name or ('omat säännöt' if fi else 'custom rules')}, {players} "
-           + ("pelaajaa, satunnaispeli, yksi prosessi" if fi else "players, random play, one process")]
+    out = [t("cli.bench.head", lang, rules=name or t("cli.bench.custom", lang), players=players)]
     for r in results:
         if "skipped" in r:
-            out.append(f"  kernel: {'ohitettu' if fi else 'skipped'} ({r['skipped']})")
+            out.append(t("cli.bench.skipped", lang, why=r["skipped"]))
             continue
         engine = {"python": "python", "kernel": "kernel"}[r["engine"]]
-        secs = number(r["seconds"], lang, 3)
-        if fi:
-            line = (f"  {engine:<6}  {_int(r['deals'], lang):>9} jakoa {secs} sekunnissa: "
-                    f"{_int(r['deals_per_second'], lang):>12} jakoa/s")
-        else:
-            line = (f"  {engine:<6}  {r['deals']:>9} deals in {secs} s: "
-                    f"{_int(r['deals_per_second'], lang):>12} deals/s")
+        deals = _int(r["deals"], lang) if decimal_sep(lang) == "," else str(r["deals"])
+        line = t("cli.bench.line", lang, engine=f"{engine:<6}", deals=f"{deals:>9}",
+                 seconds=number(r["seconds"], lang, 3),
+                 rate=f"{_int(r['deals_per_second'], lang):>12}")
         if "moves_per_second" in r:
-            line += f"  ({_int(r['moves_per_second'], lang)} {'siirtoa/s' if fi else 'moves/s'})"
+            line += t("cli.bench.moves", lang, n=_int(r["moves_per_second"], lang))
         if "rollouts_per_second_from_start" in r:
-            line += (f"  ({'pelauksia alusta' if fi else 'rollouts from the start'}: "
-                     f"{_int(r['rollouts_per_second_from_start'], lang)}/s)")
+            line += t("cli.bench.rollouts", lang, n=_int(r["rollouts_per_second_from_start"], lang))
         out.append(line)
     return out
