@@ -12,6 +12,7 @@ import pytest
 
 from engine_kit import drive, game_with, legal, legal_plays, push
 from ristiseiska.cards import parse_cards
+from ristiseiska.i18n import LANGS
 from ristiseiska.match import Match
 from ristiseiska.rules import CHOICES, OPTION_NAMES, Rules, preset_names
 from ristiseiska.scoring import Result, hand_points
@@ -102,7 +103,7 @@ def test_match_example(tie, over):
 
 # --- the rule book is complete ---------------------------------------------------------------
 
-@pytest.mark.parametrize("lang", ["fi", "en"])
+@pytest.mark.parametrize("lang", LANGS)
 def test_rule_book_names_every_option_value_and_preset(lang):
     text = (DOCS / f"rules.{lang}.md").read_text("utf-8")
     for name in OPTION_NAMES:
@@ -119,8 +120,8 @@ def test_rule_book_names_every_option_value_and_preset(lang):
 
 def test_rule_books_have_the_same_structure():
     heads = {lang: re.findall(r"^#{2,3} ", (DOCS / f"rules.{lang}.md").read_text("utf-8"), re.M)
-             for lang in ("fi", "en")}
-    assert len(heads["fi"]) == len(heads["en"])
+             for lang in LANGS}
+    assert all(len(h) == len(heads["fi"]) for h in heads.values()), {k: len(v) for k, v in heads.items()}
 
 
 @pytest.mark.parametrize("name", ["ristiseiska.i18n", "ristiseiska.explain"])

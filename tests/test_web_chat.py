@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from ristiseiska import i18n
 from ristiseiska.web import chat
 from ristiseiska.web.chat import MAX_TEXT, PHRASES, RATE_COUNT, card_mention
 
@@ -142,7 +143,9 @@ def test_meta_lists_the_phrases_in_both_languages(srv: Server) -> None:
             "r-laugh", "r-wow", "r-clap", "r-sad", "r-think"} <= set(ids)
     by = {p["id"]: p for p in fi}
     assert by["good-game"]["text"] == "Hyvä peli!" and by["good-game"]["kind"] == "phrase"
-    assert by["good-game"]["texts"] == {"fi": "Hyvä peli!", "en": "Good game!"}
+    assert by["good-game"]["texts"]["fi"] == "Hyvä peli!"
+    assert by["good-game"]["texts"]["en"] == "Good game!"
+    assert set(by["good-game"]["texts"]) == set(i18n.LANGS)  # every language, Swedish too
     assert {p["id"]: p for p in en}["oops"]["text"] == "Oops!" and by["oops"]["text"] == "Oho!"
     assert by["wait"]["text"] == "Odota hetki"
     assert by["r-laugh"]["kind"] == "reaction" and by["r-laugh"]["text"] == "😄"
@@ -239,6 +242,27 @@ FINE_TEXTS = ["Hyvä peli!", "ha ha ha", "Odota hetki", "kiitos kaikille", "that
               "jatketaan", "Mennään!", "nice one 😄"]
 
 
+# Swedish (issue 61): the forms the Finnish and English lists cover, in Swedish
+SV_CARD_TEXTS = ["hjärter sju", "Spader kung!", "klöver 7", "ruter ess", "spaderkungen",
+                 "hjärtersjuan", "lägg ruterdam nu", "två ess", "tre kungar", "HJÄRTER SJU",
+                 "klöver-knekt", "7 hjärter", "ess i spader", "h7", "s10", "hjärter VII",
+                 "h j ä r t e r s j u", "båda röda damerna", "klöver åtta öppnar"]
+SV_FINE_TEXTS = ["Bra spelat, alla!", "hjärtans tack", "tack för spelet", "vi ses", "sex timmar",
+                 "jag har tre barn", "alla är här", "fem minuter", "ett hjärta till dig",
+                 "Hoppsan!", "Lycka till!", "En till?"]
+
+
+@pytest.mark.parametrize("text", SV_CARD_TEXTS)
+def test_the_card_filter_sees_swedish_cards(text: str) -> None:
+    hit = card_mention(text)
+    assert hit is not None and hit[0] in ("notation", "name", "symbol"), text
+
+
+@pytest.mark.parametrize("text", SV_FINE_TEXTS)
+def test_the_card_filter_lets_swedish_talk_through(text: str) -> None:
+    assert card_mention(text) is None
+
+
 @pytest.mark.parametrize("text", CARD_TEXTS)
 def test_the_card_filter_sees_cards(text: str) -> None:
     hit = card_mention(text)
@@ -257,7 +281,8 @@ def test_every_card_in_every_form_is_refused() -> None:
 
     for c in CARDS[:104]:
         forms = [c.notation(), c.notation(True), c.symbol(), c.name("fi"), c.name("fi", "acc"),
-                 c.name("fi", "par"), c.name("en"), c.name("en").upper()]
+                 c.name("fi", "par"), c.name("en"), c.name("en").upper(), c.name("sv"),
+                 c.name("sv").upper(), c.name("sv").replace(" ", "")]
         if c.rank not in (1, 11, 12, 13):
             forms.append(c.notation().lower())
         for form in forms:
@@ -288,7 +313,7 @@ def test_the_card_corpus_is_refused_and_table_talk_passes() -> None:
     from ristiseiska import i18n
 
     for p in PHRASES:  # the quick phrases' words (a reaction's too: the ❤️ is no text)
-        for lang in ("fi", "en"):
+        for lang in i18n.LANGS:
             assert card_mention(i18n.t(f"chat.phrase.{p.id}", lang)) is None, (p.id, lang)
 
 

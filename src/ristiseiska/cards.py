@@ -143,6 +143,10 @@ class Card(int):
                 return SUIT_FI[self.suit] + RANK_FI_PAR[self.rank]
             nom, acc = RANK_FI[self.rank]
             return SUIT_FI[self.suit] + (acc if case == "acc" else nom)
+        if lang != "en":  # another language names its cards in its catalog
+            from .i18n import card_name
+
+            return card_name(self, lang, "gen" if case == "acc" else case)
         if self >= JOKER_BASE:
             return "joker"
         return f"{RANK_EN[self.rank]} of {SUIT_EN[self.suit]}"

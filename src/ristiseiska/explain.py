@@ -31,7 +31,11 @@ def _rank_word(r: int, lang: str, case: str = "nom") -> str:
     if lang == "fi":
         nom, gen = RANK_FI[r]
         return gen if case == "acc" else nom
-    return RANK_EN[r]
+    if lang == "en":
+        return RANK_EN[r]
+    from .i18n.grammar import rank_word
+
+    return rank_word(r, lang, case)
 
 
 def _cap(text: str) -> str:
@@ -139,8 +143,8 @@ def explain_rules(rules: Rules, lang: str = "fi") -> str:
     def head(key: str) -> None:
         out.append("## " + t(key, lang))
 
-    def cap(text: str) -> str:  # a Finnish sentence may start with a card name
-        return _cap(text) if lang == "fi" else text
+    def cap(text: str) -> str:  # a sentence may start with a card name
+        return text if lang == "en" else _cap(text)
 
     base_name, base = _base_of(r)
     if base_name:

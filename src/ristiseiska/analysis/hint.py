@@ -110,9 +110,9 @@ def _best_reason(view: Any, legal: list[Move], values: list[MoveValue], by_text:
 
 def _rule_of_thumb(view: Any, lang: str, method: str, seconds: float | None = HINT_SECONDS) -> Hint:
     from ..bots import hint as expert_hint
-    from ..i18n import t
+    from ..i18n import norm_lang, t
 
-    move, reason = expert_hint(view, lang if lang in ("fi", "en") else "en")
+    move, reason = expert_hint(view, norm_lang(lang))
     if method == "forced":  # the only legal move: the reason says so
         return Hint(move, reason, method)
     note = t(f"analysis.hint.{method}", lang, seconds=f"{seconds or HINT_SECONDS:g}")

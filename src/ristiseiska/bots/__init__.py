@@ -58,9 +58,11 @@ def get_bot(name: str, seed: int | None = None, **options: Any) -> Bot:
 def hint(view: Any, lang: str = "fi", level: str = "expert", seed: int = 0,
          **options: Any) -> tuple[Move, str]:
     """The move the ``level`` bot would make for the seat of ``view`` and a short reason in
-    ``lang`` ('fi' or 'en')."""
-    if lang not in ("fi", "en"):
-        raise ValueError(f"language must be 'fi' or 'en', not {lang!r}")
+    ``lang`` (one of i18n.LANGS)."""
+    from ..i18n import LANGS
+
+    if lang not in LANGS:
+        raise ValueError(f"language must be one of {', '.join(LANGS)}, not {lang!r}")
     key_ = (level, seed, tuple(sorted(options.items())))
     bot = _HINT_BOTS.get(key_)
     if bot is None:  # bots are stateless between moves: keep one per setting (the master

@@ -1,6 +1,6 @@
 """``ristiseiska analyze``: move-by-move analysis of a recorded deal (issue 15).
 
-    ristiseiska analyze games.jsonl [--deal N] [--seat S | --all-seats] [--lang fi|en]
+    ristiseiska analyze games.jsonl [--deal N] [--seat S | --all-seats] [--lang LANG]
                         [--json] [--plot FILE.png] [--seed K] [--worlds W] [--lookahead D]
                         [--hindsight]
 """
@@ -26,12 +26,14 @@ DESCRIPTION = (
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    from ristiseiska.i18n import LANGS
+
     p.add_argument("file", metavar="FILE", help="record file (.jsonl; '-' reads standard input)")
     p.add_argument("--deal", type=int, default=1, metavar="N", help="analyse the N-th record of the file (from 1; default 1)")
     who = p.add_mutually_exclusive_group()
     who.add_argument("--seat", type=int, default=None, metavar="S", help="the seat to analyse (from 0, as the JSON's seat; default: your own seat in a record the terminal game saved, else 0)")
     who.add_argument("--all-seats", action="store_true", help="analyse every seat")
-    p.add_argument("--lang", choices=("fi", "en"), default="fi", help="language of the output (default fi)")
+    p.add_argument("--lang", choices=LANGS, default="fi", help="language of the output (default fi)")
     p.add_argument("--json", action="store_true", help="print the analysis as JSON (one object; a list with --all-seats)")
     p.add_argument("--plot", metavar="FILE.png", help="also draw the analysed seats' expected points through the deal")
     p.add_argument("--seed", type=int, default=0, metavar="K", help="seed of the sampling (default 0; the same seed gives the same numbers)")

@@ -12,6 +12,8 @@ import json
 import time
 from typing import Any
 
+from ristiseiska.i18n import decimal_sep
+
 HELP = "measure random-play speed (deals per second) of the full engine and the kernel"
 DESCRIPTION = (
     "Random legal play, one process. 'python' times the full engine (Game: deal, legal_moves, "
@@ -21,6 +23,8 @@ DESCRIPTION = (
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    from ristiseiska.i18n import LANGS
+
     p.add_argument("--deals", type=int, default=5000, metavar="N", help="deals for the full engine (default 5000)")
     p.add_argument("--kernel-deals", type=int, default=None, metavar="N", help="deals for the kernel (default 100 × --deals)")
     p.add_argument("--players", type=int, default=4, metavar="N", help="number of players (default 4)")
@@ -29,7 +33,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--engine", choices=("python", "kernel", "both"), default="both", help="what to measure (default both)")
     p.add_argument("--seed", type=int, default=1, metavar="S", help="seed (default 1)")
     p.add_argument("--json", action="store_true", help="print the figures as one JSON object")
-    p.add_argument("--lang", choices=("fi", "en"), default="en",
+    p.add_argument("--lang", choices=LANGS, default="en",
                    help="language of the figures (default en, like the other tools; fi for Finnish)")
     p.add_argument("--env", action="store_true",
                    help="measure the AI environments instead: random agents' steps per second of "
@@ -118,32 +122,27 @@ def run(args: argparse.Namespace) -> int:
 def _int(x: float, lang: str) -> str:
     """A whole number with thousands grouped: 12,345 in English, 12 345 in Finnish."""
     text = f"{x:,.0f}"
-    return text.replace(",", "\u00a0") if lang == "fi" else text
+    return text.replace(",", "\u00a0") if decimal_sep(lang) == "," else text
 
 
 def summary_lines(name: str, players: int, results: list[dict[str, Any]], lang: str = "en") -> list[str]:
-    """The figures in words, in English or Finnish (decimal comma, grouped thousands)."""
-    from ristiseiska.i18n import number
+    """The figures in words in ``lang`` (the catalogs' ``cli.bench.*``; a decimal comma and
+    grouped thousands where the language writes them)."""
+    from ristiseiska.i18n import number, t
 
-    fi = lang == "fi"
-    out = [f"{name or ('omat säännöt' if fi else 'custom rules')}, {players} "
-           + ("pelaajaa, satunnaispeli, yksi prosessi" if fi else "players, random play, one process")]
+    out = [t("cli.bench.head", lang, rules=name or t("cli.bench.custom", lang), players=players)]
     for r in results:
         if "skipped" in r:
-            out.append(f"  kernel: {'ohitettu' if fi else 'skipped'} ({r['skipped']})")
+            out.append(t("cli.bench.skipped", lang, why=r["skipped"]))
             continue
         engine = {"python": "python", "kernel": "kernel"}[r["engine"]]
-        secs = number(r["seconds"], lang, 3)
-        if fi:
-            line = (f"  {engine:<6}  {_int(r['deals'], lang):>9} jakoa {secs} sekunnissa: "
-                    f"{_int(r['deals_per_second'], lang):>12} jakoa/s")
-        else:
-            line = (f"  {engine:<6}  {r['deals']:>9} deals in {secs} s: "
-                    f"{_int(r['deals_per_second'], lang):>12} deals/s")
+        deals = _int(r["deals"], lang) if decimal_sep(lang) == "," else str(r["deals"])
+        line = t("cli.bench.line", lang, engine=f"{engine:<6}", deals=f"{deals:>9}",
+                 seconds=number(r["seconds"], lang, 3),
+                 rate=f"{_int(r['deals_per_second'], lang):>12}")
         if "moves_per_second" in r:
-            line += f"  ({_int(r['moves_per_second'], lang)} {'siirtoa/s' if fi else 'moves/s'})"
+            line += t("cli.bench.moves", lang, n=_int(r["moves_per_second"], lang))
         if "rollouts_per_second_from_start" in r:
-            line += (f"  ({'pelauksia alusta' if fi else 'rollouts from the start'}: "
-                     f"{_int(r['rollouts_per_second_from_start'], lang)}/s)")
+            line += t("cli.bench.rollouts", lang, n=_int(r["rollouts_per_second_from_start"], lang))
         out.append(line)
     return out

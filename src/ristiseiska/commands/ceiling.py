@@ -13,6 +13,8 @@ import sys
 import time
 from typing import Any
 
+from ristiseiska.i18n import decimal_sep
+
 HELP = "the exact best result a seat can reach against random players, every hand open"
 DESCRIPTION = (
     "For deals 0..N-1 of a tournament seeded K (the same cards, dealer and seats as "
@@ -26,6 +28,8 @@ DESCRIPTION = (
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    from ristiseiska.i18n import LANGS
+
     p.add_argument("--deals", type=int, default=10, metavar="N", help="number of deals (default 10); every seat of each is solved")
     p.add_argument("--seed", type=int, default=0, metavar="K", help="the tournament's seed (default 0, as the tournament's)")
     p.add_argument("--start", type=int, default=0, metavar="I", help="first deal (default 0)")
@@ -37,25 +41,25 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="keep one JSON line a deal in FILE as each is solved; deals already in "
                         "it (an earlier run of the same rules, players and seed) are not "
                         "solved again")
-    p.add_argument("--lang", choices=("fi", "en"), default="en",
+    p.add_argument("--lang", choices=LANGS, default="en",
                    help="language of the output (default en, like the other tools; fi for Finnish)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
 def _pct(x: float, lang: str) -> str:
     text = f"{100 * x:.1f}"
-    return text.replace(".", ",") if lang == "fi" else text
+    return text.replace(".", ",") if decimal_sep(lang) == "," else text
 
 
 def _num(x: float, lang: str, digits: int = 2) -> str:
     text = f"{x:,.{digits}f}"
-    if lang == "fi":
+    if decimal_sep(lang) == ",":
         text = text.replace(",", "\u00a0").replace(".", ",")
     return text
 
 
 def _interval(lo: str, hi: str, lang: str) -> str:
-    return f"[{lo}; {hi}]" if lang == "fi" else f"[{lo}, {hi}]"
+    return f"[{lo}; {hi}]" if decimal_sep(lang) == "," else f"[{lo}, {hi}]"
 
 
 def run(args: argparse.Namespace) -> int:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ristiseiska.i18n import LANGS, t
+
 
 class CliError(Exception):
     """A problem to report in one line, without a traceback (``ristiseiska: message``, exit
@@ -96,15 +98,8 @@ def check_numbers(command: str, args: Any) -> None:
                            f"{_number(value)}")
 
 
-# The lines a long compilation prints (issue 50): English, or Finnish with --lang fi.
-WARMING = {
-    "en": {"wait": "ristiseiska: compiling the bots' kernel (once after installing; later runs "
-                   "load it in a second)… {s} s",
-           "ready": "ristiseiska: the kernel is ready ({s} s)"},
-    "fi": {"wait": "ristiseiska: käännetään bottien ydintä (kerran asennuksen jälkeen; "
-                   "myöhemmin se latautuu sekunnissa)… {s} s",
-           "ready": "ristiseiska: ydin on valmis ({s} s)"},
-}
+# The lines a long compilation prints (issue 50), in the language of --lang (English by default).
+WARMING = {lang: {k: t(f"cli.warming.{k}", lang) for k in ("wait", "ready")} for lang in LANGS}
 
 
 def warm_kernel(neural: bool = False, lang: str = "en", say: Any = None,

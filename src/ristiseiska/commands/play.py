@@ -20,6 +20,8 @@ DESCRIPTION = (
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    from ristiseiska.i18n import LANGS
+
     p.add_argument("--preset", metavar="NAME", help="named rule set (see `ristiseiska presets`)")
     p.add_argument("--rules", metavar="FILE.toml", help="house rules file (a preset plus option changes)")
     p.add_argument("--players", type=int, metavar="N", help="number of players, 2–8 (default 4)")
@@ -31,7 +33,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--deals", type=int, metavar="N", help="match length in deals (default: the rules' own)")
     p.add_argument("--target", type=int, metavar="POINTS", help="match ends when someone reaches this total")
     p.add_argument("--seed", type=int, help="seed for the deals (the same seed deals the same cards)")
-    p.add_argument("--lang", choices=("fi", "en"), default=None, help="language (default fi)")
+    p.add_argument("--lang", choices=LANGS, default=None, help="language: " + ", ".join(LANGS) + " (default fi)")
     p.add_argument("--open", action="store_true", help="open cards: teaching mode showing every hand and the bots' choices")
     p.add_argument("--pace", type=float, default=None, metavar="SECONDS", help="pause between bot moves (default 0.6)")
     p.add_argument("--manual-forced", action="store_true",

@@ -4,7 +4,7 @@
                              [--jobs J]
     ristiseiska puzzles export --out FILE.jsonl [--preset NAME] [--grade easy|medium|hard]
     ristiseiska puzzles check FILE.jsonl [--worlds W] [--seed K] [--jobs J]
-    ristiseiska puzzles train [--lang fi|en] [--grade G] [--preset NAME] [--file FILE.jsonl]
+    ristiseiska puzzles train [--lang LANG] [--grade G] [--preset NAME] [--file FILE.jsonl]
 """
 
 from __future__ import annotations
@@ -29,6 +29,8 @@ MIN_WORLDS, MAX_WORLDS = 100, 50_000
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    from ristiseiska.i18n import LANGS
+
     sub = p.add_subparsers(dest="puzzles_command", metavar="ACTION")
     mk = sub.add_parser("make", help="find puzzles in master self-play deals")
     mk.add_argument("--games", type=int, required=True, metavar="N",
@@ -54,7 +56,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     ck.add_argument("--jobs", type=int, default=1, metavar="J",
                     help=f"worker processes (1–{MAX_JOBS}, default 1; the report does not depend on it)")
     tr = sub.add_parser("train", help="solve puzzles in the terminal")
-    tr.add_argument("--lang", choices=("fi", "en"), default="fi", help="language (default fi)")
+    tr.add_argument("--lang", choices=LANGS, default="fi", help="language: " + ", ".join(LANGS) + " (default fi)")
     tr.add_argument("--grade", choices=("easy", "medium", "hard"), help="only puzzles of this grade")
     tr.add_argument("--preset", metavar="NAME", help="only this preset's puzzles")
     tr.add_argument("--file", metavar="FILE.jsonl", help="puzzles from this file instead of the shipped set")

@@ -2,7 +2,7 @@
 
     ristiseiska replay --check games.jsonl [more.jsonl …] [--verify-seed] [--commitment HEX]
                        [--allow-mixed]
-    ristiseiska replay games.jsonl [--deal K] [--lang fi|en] [--text]
+    ristiseiska replay games.jsonl [--deal K] [--lang LANG] [--text]
 """
 
 from __future__ import annotations
@@ -25,13 +25,15 @@ DESCRIPTION = (
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    from ristiseiska.i18n import LANGS
+
     p.add_argument("files", nargs="+", metavar="FILE", help="record file (.jsonl; '-' reads standard input)")
     p.add_argument("--check", action="store_true", help="check every record: each event legal, the result as the rules give it")
     p.add_argument("--verify-seed", action="store_true", help="with --check: the hands must also be the shuffle of the record's seed")
     p.add_argument("--commitment", metavar="HEX", default=None, help="with --check: every record must be a deal of the match whose seed commitment (64 hex digits) you noted when it began")
     p.add_argument("--allow-mixed", action="store_true", help="with --check: accept records of several matches in one file")
     p.add_argument("--deal", type=int, default=1, metavar="K", help="show the K-th record of the file (from 1; default 1)")
-    p.add_argument("--lang", choices=("fi", "en"), default="fi", help="language of the shown deal (default fi)")
+    p.add_argument("--lang", choices=LANGS, default="fi", help="language of the shown deal (default fi)")
     p.add_argument("--text", action="store_true", help="print the deal as plain text even when the terminal viewer is available")
 
 
@@ -155,31 +157,18 @@ def _terminal() -> bool:
 
 # The event and result sentences come from the shared catalogs (ristiseiska.i18n); these few
 # lines are only the deal's heading.
-_T = {
-    "fi": {
-        "head": "Jako: {rules}, {n} pelaajaa, jakaja {dealer}, siemen {seed}",
-        "custom": "omat säännöt",
-        "hands": "Jaetut kortit:",
-        "stock": "Pakka (päällimmäinen ensin):",
-        "table": "Pöydällä alussa:",
-        "unfinished": "Jako on kesken.",
-    },
-    "en": {
-        "head": "Deal: {rules}, {n} players, dealer {dealer}, seed {seed}",
-        "custom": "house rules",
-        "hands": "Dealt hands:",
-        "stock": "Stock (top first):",
-        "table": "On the table at the start:",
-        "unfinished": "The deal is unfinished.",
-    },
-}
+def _texts(lang: str) -> dict[str, str]:
+    from ristiseiska.i18n import t
+
+    return {k: t(f"cli.replay.{k}", lang)
+            for k in ("head", "custom", "hands", "stock", "table", "unfinished")}
 
 
 def describe_record(rec: dict[str, Any], lang: str = "fi") -> list[str]:
     """The deal of a valid record as lines of text, one per event."""
     from ristiseiska.i18n import describe_event, reader_names, result_lines
 
-    t = _T[lang]
+    t = _texts(lang)
     you = rec.get("you")  # the reader's own seat, in records the terminal game saved
     names = reader_names(rec["players"], you, lang)
     seed = rec.get("seed")

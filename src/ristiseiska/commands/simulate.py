@@ -12,6 +12,7 @@ import sys
 from typing import Any
 
 from ristiseiska.commands.common import load_rules
+from ristiseiska.i18n import LANGS, decimal_sep, t
 
 HELP = "play many deals with random players and print statistics (optionally write records)"
 DESCRIPTION = (
@@ -21,43 +22,16 @@ DESCRIPTION = (
     "arguments give the same deals and byte-identical records."
 )
 
+_KEYS = ("title", "seat", "points", "wins", "token", "chips", "token_paid", "fines", "fines_paid",
+         "stalled", "speed", "records", "progress", "custom")
+# The table's words in every language (the catalogs' cli.simulate.*).
 TEXTS: dict[str, dict[str, str]] = {
-    "fi": {
-        "title": "Simulointi: {rules}, {players} pelaajaa, {deals} jakoa, siemen {seed}, moottori {engine}",
-        "seat": "paikka",
-        "points": "pisteet/jako",
-        "wins": "voitot",
-        "token": "pantti lopussa",
-        "chips": "pelimerkit/jako",
-        "token_paid": "pantti maksettiin {rate} jaoista",
-        "fines": "sakkoja/jako",
-        "fines_paid": "sakkoja maksettiin {rate} jaoista",
-        "stalled": "{k} jakoa päättyi jumiin (stall_turns)",
-        "speed": "{deals} jakoa {seconds} sekunnissa: {rate} jakoa/s",
-        "records": "pelikirjaukset: {path}",
-        "progress": "Jakoja",
-        "custom": "omat säännöt",
-    },
-    "en": {
-        "title": "Simulation: {rules}, {players} players, {deals} deals, seed {seed}, engine {engine}",
-        "seat": "seat",
-        "points": "points/deal",
-        "wins": "wins",
-        "token": "token at end",
-        "chips": "chips/deal",
-        "token_paid": "the token was paid in {rate} of the deals",
-        "fines": "fines/deal",
-        "fines_paid": "fines were paid in {rate} of the deals",
-        "stalled": "{k} deals ended by the stall limit (stall_turns)",
-        "speed": "{deals} deals in {seconds} s: {rate} deals/s",
-        "records": "records: {path}",
-        "progress": "Deals",
-        "custom": "custom rules",
-    },
-}
+    lang: {k: t(f"cli.simulate.{k}", lang) for k in _KEYS} for lang in LANGS}
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    from ristiseiska.i18n import LANGS
+
     p.add_argument("--preset", default=None, metavar="NAME", help="rule set by name (default ristiseiska; see 'ristiseiska presets')")
     p.add_argument("--players", type=int, default=4, metavar="N", help="number of players (default 4)")
     p.add_argument("--games", type=int, default=1000, metavar="G", help="number of deals (default 1000)")
@@ -68,7 +42,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="auto (default): the compiled kernel when it supports the rules, else the full engine")
     p.add_argument("--workers", type=int, default=1, metavar="K", help="play in K processes (default 1); the results are the same")
     p.add_argument("--json", action="store_true", help="print the summary as one JSON object")
-    p.add_argument("--lang", choices=("fi", "en"), default="en",
+    p.add_argument("--lang", choices=LANGS, default="en",
                    help="language of the summary (default en, like the other tools; fi for Finnish)")
 
 
@@ -91,13 +65,13 @@ def _progress_bar(total: int, label: str) -> Any:
 
 def _fmt_rate(x: float, lang: str) -> str:
     text = f"{x:,.0f}"
-    return text.replace(",", "\u00a0") if lang == "fi" else text
+    return text.replace(",", "\u00a0") if decimal_sep(lang) == "," else text
 
 
 def _pct(x: float, lang: str) -> str:
     from ristiseiska.i18n import number
 
-    return number(100 * x, lang, 1) + (" %" if lang == "fi" else "%")
+    return number(100 * x, lang, 1) + (" %" if decimal_sep(lang) == "," else "%")
 
 
 def _num(x: float, lang: str) -> str:

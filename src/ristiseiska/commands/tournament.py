@@ -7,6 +7,8 @@ import json
 import os
 from typing import Any
 
+from ristiseiska.i18n import LANGS, decimal_sep, t
+
 HELP = "play bots against each other over many deals and compare them"
 DESCRIPTION = (
     "Play many deals between bots (random, basic, expert, neural, master and the others of "
@@ -25,6 +27,8 @@ NEURAL_BOTS = frozenset({"master-neural", "neural"})
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    from ristiseiska.i18n import LANGS
+
     p.add_argument("--preset", default="ristiseiska", help="named rule set (default: ristiseiska)")
     p.add_argument("--rules", metavar="FILE.toml", help="house rules from a TOML file (overrides --preset)")
     p.add_argument("--players", type=int, default=None, help="number of players (default: the number of bots)")
@@ -47,34 +51,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--ray-address", metavar="ADDR",
                    help="run on a Ray cluster at ADDR ('local' starts Ray on this machine); needs the ray extra")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.add_argument("--lang", choices=("fi", "en"), default="en",
+    p.add_argument("--lang", choices=LANGS, default="en",
                    help="language of the table (default en, like the other tools; fi for Finnish)")
 
 
 # The table's words; the figures use the language's decimal sign (i18n.number).
 TEXTS: dict[str, dict[str, Any]] = {
-    "en": {"title": "{rules}: {players} players, {deals} deals played{dup}, seed {seed}",
-           "house": "house rules", "dup": " (duplicate)",
-           "cols": ("bot", "deals", "wins", "win % [95% CI]", "points [95% CI]", "rank",
-                    "s/move med|max"),
-           "faults": "{bot}: {count} moves played by the stand-in (basic): {kinds}",
-           "kinds": {"error": "raised an error", "timeout": "over the move limit",
-                     "illegal": "illegal move"},
-           "paired": "paired with {path}: {new} against {old} on the same {deals} deals and seats",
-           "wins": "  wins   {new}% against {old}%: {diff} ±{half} percentage points (95%)",
-           "points": "  points {new} against {old}: {diff} ±{half} a deal (95%; fewer is better)"},
-    "fi": {"title": "{rules}: {players} pelaajaa, {deals} jakoa pelattu{dup}, siemen {seed}",
-           "house": "omat säännöt", "dup": " (samat jaot kaikilla paikoilla)",
-           "cols": ("botti", "jakoja", "voittoja", "voitto-% [95 %:n väli]",
-                    "pisteet [95 %:n väli]", "sija", "s/siirto med.|enint."),
-           "faults": "{bot}: {count} siirtoa pelasi sijainen (basic): {kinds}",
-           "kinds": {"error": "virhe", "timeout": "aikaraja ylittyi", "illegal": "laiton siirto"},
-           "paired": "pareittain verrattuna tiedostoon {path}: {new} ja {old} samoissa {deals} "
-                     "jaossa samoilla paikoilla",
-           "wins": "  voitot   {new} % ja {old} %: ero {diff} ±{half} prosenttiyksikköä (95 %)",
-           "points": "  pisteet  {new} ja {old}: ero {diff} ±{half} jakoa kohden (95 %; "
-                     "pienempi on parempi)"},
-}
+    lang: {**{k: t(f"cli.tournament.{k}", lang)
+              for k in ("title", "house", "dup", "paired", "wins", "points", "faults")},
+           "kinds": {k: t(f"cli.tournament.kind.{k}", lang)
+                     for k in ("error", "timeout", "illegal")},
+           "cols": tuple(t(f"cli.tournament.col.{i}", lang) for i in range(7))}
+    for lang in LANGS}
 
 
 def _rules(args: argparse.Namespace):  # type: ignore[no-untyped-def]
@@ -165,8 +153,8 @@ def run(args: argparse.Namespace) -> int:
         return number(x, lang, digits)
 
     # Finnish lists numbers with a semicolon, as the comma is the decimal sign
-    sep = "; " if lang == "fi" else ", "
-    pct = " %" if lang == "fi" else "%"
+    sep = "; " if decimal_sep(lang) == "," else ", "
+    pct = " %" if decimal_sep(lang) == "," else "%"
     stats = t.stats()
     table = Table(title=tx["title"].format(rules=rules.name or tx["house"], players=len(specs),
                                            deals=len(t.plays), dup=tx["dup"] if t.duplicate else "",
@@ -177,7 +165,7 @@ def run(args: argparse.Namespace) -> int:
         lo, hi = s["win_rate_ci"]
         plo, phi = s["mean_points_ci"]
         table.add_row(
-            label, str(s["deals"]), f"{s['wins']:g}".replace(".", "," if lang == "fi" else "."),
+            label, str(s["deals"]), f"{s['wins']:g}".replace(".", "," if decimal_sep(lang) == "," else "."),
             f"{num(100 * s['win_rate'])}{pct} [{num(100 * lo)}{sep}{num(100 * hi)}]",
             f"{num(s['mean_points'])} [{num(plo)}{sep}{num(phi)}]",
             num(s["mean_rank"], 2),
@@ -203,7 +191,7 @@ def run(args: argparse.Namespace) -> int:
             raise CliError(f"--paired {args.paired}: {e}") from None
         w, pts = d["win"], d["points"]
         def signed(x: float, digits: int) -> str:
-            return ("+" if x >= 0 else "−" if lang == "fi" else "-") + num(abs(x), digits)
+            return ("+" if x >= 0 else "−" if decimal_sep(lang) == "," else "-") + num(abs(x), digits)
 
         print(tx["paired"].format(path=args.paired, new=d["new"], old=d["old"], deals=d["deals"]))
         print(tx["wins"].format(new=num(100 * w["new"]), old=num(100 * w["old"]),

@@ -1,4 +1,10 @@
-"""Finnish and English texts: catalogs, event sentences, move labels.
+"""Texts in every language of the game (Finnish, English, Swedish …): catalogs, event
+sentences, move labels.
+
+The languages are data: ``languages.json`` next to this module lists each one (code, native
+name, decimal separator, the browser-language prefixes that pick it); :data:`LANGS` and
+:data:`LANGUAGES` are read from it, and every interface reads them. A new language is a line
+there, a catalog per area and a rule book (``docs/rules.<code>.md``).
 
 Catalogs are flat JSON files next to this module, ``<area>.<lang>.json`` (areas: ``core`` for
 the engine's words, ``tui`` for the terminal UI, ``web`` for the browser app). Every key starts
@@ -31,28 +37,74 @@ from .grammar import CASES
 # First names the interfaces give computer players at the table (never a level name), so that
 # the log reads like a family game.
 PLAYER_NAMES: tuple[str, ...] = ("Aino", "Olli", "Sara", "Ville", "Leena", "Toni", "Sanna", "Eero")
-LANGS: tuple[str, ...] = ("fi", "en")
-DEFAULT_LANG = "fi"
-FALLBACK_LANG = "en"
+
+
+def _languages() -> tuple[dict[str, Any], ...]:
+    data = json.loads(resources.files(__name__).joinpath("languages.json").read_text("utf-8"))
+    out = []
+    for item in data:
+        out.append({"code": str(item["code"]), "name": str(item["name"]),
+                    "decimal": str(item.get("decimal", ".")),
+                    "prefixes": [str(p).lower() for p in item.get("prefixes", [item["code"]])]})
+    return tuple(out)
+
+
+# Every language: {"code", "name" (in itself), "decimal", "prefixes"}; the first is the default.
+LANGUAGES: tuple[dict[str, Any], ...] = _languages()
+LANGS: tuple[str, ...] = tuple(x["code"] for x in LANGUAGES)
+DEFAULT_LANG = LANGS[0]
+FALLBACK_LANG = "en" if "en" in LANGS else LANGS[0]
+_DECIMAL: dict[str, str] = {str(x["code"]): str(x["decimal"]) for x in LANGUAGES}
+_PREFIXES: list[tuple[str, str]] = [(str(p), str(x["code"])) for x in LANGUAGES
+                                    for p in x["prefixes"]]
 AREAS: tuple[str, ...] = ("core", "tui", "web")
 
 __all__ = [
-    "LANGS", "DEFAULT_LANG", "AREAS", "t", "tn", "catalog", "reload", "norm_lang",
+    "LANGS", "LANGUAGES", "DEFAULT_LANG", "FALLBACK_LANG", "lang_from_prefs", "lang_name", "AREAS", "t", "tn", "catalog", "reload", "norm_lang",
     "card_name", "player_name", "describe_event", "describe_move", "move_words", "phase_label",
     "reader_names", "you_words",
     "points_label", "token_label", "chips_label", "cards_left_label", "end_label",
-    "result_lines", "catalog_files", "placeholders", "number",
+    "result_lines", "catalog_files", "placeholders", "number", "decimal_sep",
 ]
 
 
 def norm_lang(lang: str | None) -> str:
-    """``'fi'``/``'en'`` from anything (``'fi_FI.UTF-8'``, ``'EN'``, ``None``); others → English."""
-    if lang == "fi" or lang == "en":  # the usual case first (this runs for every text)
+    """A code of :data:`LANGS` from anything (``'fi_FI.UTF-8'``, ``'SV-se'``, ``None``: the
+    default); an unknown language → English."""
+    if lang in _DECIMAL:  # the usual case first (this runs for every text)
         return lang
     if not lang:
         return DEFAULT_LANG
     code = str(lang).strip().lower().replace("-", "_").split("_")[0].split(".")[0]
     return code if code in LANGS else FALLBACK_LANG
+
+
+def lang_from_prefs(prefs: str | Sequence[str] | None) -> str:
+    """The language a browser asks for: an ``Accept-Language`` header (``'sv-SE,sv;q=0.9'``)
+    or ``navigator.languages``; the first preference with a language of ours wins, else
+    English::
+
+        >>> lang_from_prefs("sv-FI,fi;q=0.8")
+        'sv'
+        >>> lang_from_prefs(["de-DE"])
+        'en'
+    """
+    if isinstance(prefs, str):
+        items = [p.split(";")[0] for p in prefs.split(",")]
+    else:
+        items = [str(p) for p in (prefs or [])]
+    for item in items:
+        tag = item.strip().lower().replace("_", "-")
+        for prefix, code in _PREFIXES:
+            if tag == prefix or tag.startswith(prefix + "-"):
+                return code
+    return FALLBACK_LANG
+
+
+def lang_name(lang: str) -> str:
+    """A language's name in itself (``suomi``, ``svenska``)."""
+    code = norm_lang(lang)
+    return next(str(x["name"]) for x in LANGUAGES if x["code"] == code)
 
 
 def catalog_files() -> list[tuple[str, str, str]]:
@@ -422,11 +474,12 @@ def move_words(move: Move | str, lang: str = DEFAULT_LANG) -> str:
 # --- numbers --------------------------------------------------------------------------------
 
 def number(x: float, lang: str = DEFAULT_LANG, digits: int = 1) -> str:
-    """A number for a reader of ``lang``, with ``digits`` decimals: Finnish writes a decimal
-    comma (``3,3``), English a point (``3.3``); not-a-number is a dash. The one home of this
-    rule: the analysis, the hints, the replay and the puzzles all write numbers through it::
+    """A number for a reader of ``lang``, with ``digits`` decimals: Finnish and Swedish write a
+    decimal comma (``3,3``), English a point (``3.3``) — the language's ``decimal`` in
+    ``languages.json``; not-a-number is a dash. The one home of this rule: the analysis, the
+    hints, the replay and the puzzles all write numbers through it::
 
-        >>> number(13.46, "fi"), number(13.46, "en"), number(2.0, "fi", 0)
+        >>> number(13.46, "fi"), number(13.46, "en"), number(2.0, "sv", 0)
         ('13,5', '13.5', '2')
     """
     import math
@@ -434,7 +487,12 @@ def number(x: float, lang: str = DEFAULT_LANG, digits: int = 1) -> str:
     if isinstance(x, float) and math.isnan(x):
         return "–"
     text = f"{x:.{digits}f}"
-    return text.replace(".", ",") if norm_lang(lang) == "fi" else text
+    return text.replace(".", decimal_sep(lang))
+
+
+def decimal_sep(lang: str) -> str:
+    """The decimal separator of ``lang`` (``,`` or ``.``)."""
+    return _DECIMAL[norm_lang(lang)]
 
 
 # --- short labels ---------------------------------------------------------------------------

@@ -3,8 +3,11 @@
 A Finnish card name is a compound of the suit and the rank word (``risti`` + ``kolmonen``); it
 inflects like its last part, so one table of the rank words' forms gives every card in every
 case: ``ristikolmonen`` → ``ristikolmosella`` (adessive), ``ristikolmosen`` (genitive),
-``ristikolmosta`` (partitive), ``ristikolmoselle`` (allative). English needs no cases: every
-form is the plain name, and the sentences carry the prepositions.
+``ristikolmosta`` (partitive), ``ristikolmoselle`` (allative). English and Swedish need no
+cases: every form is the plain name (``six of clubs``, ``klöver sex``), built from the
+catalog's words (``core.card.name``, ``core.card.suit.<0-3>``, ``core.card.rank.<1-13>``,
+``core.card.joker``), and the sentences carry the prepositions. A new language names its
+cards in its catalog the same way.
 
 Templates name the form they need with a suffix on the placeholder: ``{card_ade}``,
 ``{card_gen}``, ``{card_par}`` … (see :data:`CASES`); :func:`card_forms` fills them all::
@@ -16,6 +19,8 @@ Templates name the form they need with a suffix on the placeholder: ``{card_ade}
     'ristiässälle'
     >>> card_forms(parse_card("C6"), "en")["card_ade"]
     'six of clubs'
+    >>> card_forms(parse_card("H7"), "sv")["card_gen"]
+    'hjärter sju'
 
 Sentences with players' names are written so that a name never needs inflecting: the name
 stands as the subject or after a colon ("Aino sai sinulta ristikympin"), never in a case
@@ -72,7 +77,6 @@ _RANK_EN = {
     0: "joker", 1: "ace", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven",
     8: "eight", 9: "nine", 10: "ten", 11: "jack", 12: "queen", 13: "king",
 }
-_SECOND_DECK = {"fi": " (toinen pakka)", "en": " (second deck)"}
 
 
 def norm_case(case: str) -> str:
@@ -88,22 +92,32 @@ def rank_word(rank: int, lang: str = "fi", case: str = "nom") -> str:
     if lang == "fi":
         return RANK_FORMS_FI[rank][norm_case(case)]
     norm_case(case)
-    return _RANK_EN[rank]
+    if lang == "en":
+        return _RANK_EN[rank]
+    from . import t
+
+    key = "core.card.joker" if rank == 0 else f"core.card.rank.{rank}"
+    return t(key, lang)
 
 
 def card_case(card: Card | str, lang: str = "fi", case: str = "nom") -> str:
     """A card's name in ``case`` (Finnish; English has one form). A text card is parsed first
     (``"H6+"``, the second of two different decks, says which deck)."""
+    from . import norm_lang, t
+
     c = card if isinstance(card, Card) else parse_card(str(card))
-    lang = "fi" if lang == "fi" else "en"
+    lang = norm_lang(lang)
     if c.is_joker:
         name = rank_word(0, lang, case)
     elif lang == "fi":
         name = SUIT_FI[c.suit] + rank_word(c.rank, lang, case)
-    else:
+    elif lang == "en":
         name = f"{rank_word(c.rank, lang, case)} of {SUIT_EN[c.suit]}"
+    else:
+        name = t("core.card.name", lang, rank=rank_word(c.rank, lang, case),
+                 suit=t(f"core.card.suit.{c.suit}", lang))
     if isinstance(card, str) and card.strip().endswith("+") and not c.is_joker:
-        name += _SECOND_DECK[lang]
+        name += t("core.card.second_deck", lang)
     return name
 
 

@@ -29,6 +29,7 @@ from typing import Any
 
 from ..analysis import Budget, MoveValue, evaluate_view
 from ..game import Game
+from ..i18n import LANGS
 from ..moves import Move
 from ..record import json_type
 
@@ -389,8 +390,12 @@ def parse_puzzle(obj: Any) -> dict[str, Any]:
         left = sorted(set(legal) - seen)
         raise PuzzleError(f"alternatives leave out legal moves: {', '.join(left)}")
     why = obj["why"]
-    if not isinstance(why, dict) or not all(isinstance(why.get(lang), str) for lang in ("fi", "en")):
-        raise PuzzleError("why must be an object with a sentence for 'fi' and 'en'")
+    # (the sentence is written again from ``reason`` in any language; the stored ones are the
+    # languages of the day the puzzle was made)
+    if not isinstance(why, dict) or not why or not all(
+            la in LANGS and isinstance(text, str) for la, text in why.items()):
+        raise PuzzleError("why must be an object of language code: sentence "
+                          f"(languages: {', '.join(LANGS)})")
     reason = obj.get("reason")
     if reason is not None and not (isinstance(reason, dict) and isinstance(reason.get("key"), str)):
         raise PuzzleError("reason must be an object with a 'key' (text)")

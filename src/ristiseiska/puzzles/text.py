@@ -7,11 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..i18n import describe_move, t
+from ..i18n import LANGS, describe_move, t
 from ..i18n import number as _number
 from ..moves import Move
-
-LANGS = ("fi", "en")
 
 
 def move_words(move: str, lang: str = "fi") -> str:

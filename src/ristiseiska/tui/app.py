@@ -21,7 +21,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Checkbox, Footer, Input, Label, Select, Static
 
-from ..i18n import describe_move, t
+from ..i18n import LANGUAGES, describe_move, t
 from ..rules import Rules, RulesError, preset, preset_description, preset_names
 from .dialogs import PickMove as PickMove
 from .dialogs import TextScreen, rules_markdown
@@ -117,7 +117,7 @@ class SetupScreen(Screen[None]):
                             placeholder=t("tui.setup.deals_default", lang), compact=True)
             with Horizontal(classes="row"):
                 yield Label(t("tui.setup.lang", lang))
-                yield SafeSelect([("suomi", "fi"), ("English", "en")], value=lang,
+                yield SafeSelect([(x["name"], x["code"]) for x in LANGUAGES], value=lang,
                              allow_blank=False, id="lang", compact=True)
             yield Checkbox(t("tui.setup.open", lang), value=bool(d.get("open_cards")), id="open",
                            compact=True)

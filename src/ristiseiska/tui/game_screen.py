@@ -18,7 +18,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Footer, Input, Label, RichLog, Static
 
 from ..forced import forced_move
-from ..i18n import describe_move, t, tn
+from ..i18n import LANGS, describe_move, t, tn
 from ..moves import Move
 from ..rules import Rules
 from .dialogs import PickMove
@@ -48,6 +48,19 @@ COMMANDS = {
     "pisteet": "score", "score": "score", "scores": "score",
     "lopeta peli": "quit", "quit": "quit", "exit": "quit",
 }
+
+
+def command_of(text: str) -> str | None:
+    """The command a typed word means: :data:`COMMANDS`, or the words of any language's
+    catalog (``tui.cmd.<command>``, comma-separated: "tips", "regler" in Swedish)."""
+    word = text.strip().lower()
+    if word in COMMANDS:
+        return COMMANDS[word]
+    for lang in LANGS:
+        for cmd in ("hint", "rules", "score", "quit"):
+            if word in (w.strip() for w in t(f"tui.cmd.{cmd}", lang).lower().split(",")):
+                return cmd
+    return None
 
 
 class DealOver(ModalScreen[bool | None]):
@@ -455,7 +468,7 @@ class GameScreen(Screen[None]):
         text = text.strip()
         if not text:
             return
-        cmd = COMMANDS.get(text.lower())
+        cmd = command_of(text)
         if cmd == "hint":
             self.app.action_hint()  # type: ignore[attr-defined]
         elif cmd == "rules":

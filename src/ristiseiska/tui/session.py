@@ -32,7 +32,7 @@ from typing import Any
 
 from ..cards import CardError
 from ..game import Event, Game, IllegalMoveError
-from ..i18n import PLAYER_NAMES
+from ..i18n import LANGS, PLAYER_NAMES
 from ..match import Match
 from ..moves import GIVE, Move, MoveError
 from ..paths import data_dir as data_dir  # the terminal game reads it from here
@@ -149,11 +149,11 @@ def level_label(level: str, lang: str) -> str:
 
 
 def level_id(text: str) -> str | None:
-    """The bot level ``text`` means: its id (``expert``) or its name in either language
+    """The bot level ``text`` means: its id (``expert``) or its name in any language
     (``taitava``), any case; ``None`` for an unknown word."""
     word = text.strip().casefold()
     for level in bot_levels():
-        if word == level or word in (level_label(level, lang).casefold() for lang in ("fi", "en")):
+        if word == level or word in (level_label(level, lang).casefold() for lang in LANGS):
             return level
     return _plugin(text.strip())
 

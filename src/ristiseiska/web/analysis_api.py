@@ -76,13 +76,18 @@ def compute(rec: dict[str, Any], seat: int) -> dict[str, Any]:
     from ..analysis import analyze_record, expected_curve
 
     a = analyze_record(rec, seat, seed=ANALYSIS_SEED)
-    out = a.to_dict(int(rec.get("deal", 1)), lang="fi")
-    en = a.to_dict(int(rec.get("deal", 1)), lang="en")
-    for d, e in zip(out["decisions"], en["decisions"], strict=True):
-        for key in ("reason", "move_words", "best_words"):  # both languages: the page switches
-            d[key] = {"fi": d[key], "en": e[key]}
-        for m, me in zip(d["moves"], e["moves"], strict=True):
-            m["words"] = {"fi": m["words"], "en": me["words"]}
+    from ..i18n import LANGS
+
+    deal = int(rec.get("deal", 1))
+    out = a.to_dict(deal, lang=LANGS[0])
+    others = {lang: a.to_dict(deal, lang=lang) for lang in LANGS}
+    for i, d in enumerate(out["decisions"]):
+        # every language: the page switches without asking again
+        words = {lang: o["decisions"][i] for lang, o in others.items()}
+        for key in ("reason", "move_words", "best_words"):
+            d[key] = {lang: w[key] for lang, w in words.items()}
+        for j, m in enumerate(d["moves"]):
+            m["words"] = {lang: w["moves"][j]["words"] for lang, w in words.items()}
     out["counts"] = a.counts()
     out["costly"] = [d.index for d in a.costly(3)]
     out["points"] = a.points

@@ -143,6 +143,7 @@ def lobby_meta(lang: str) -> dict[str, Any]:
                for n, (d, _o) in PRESETS.items()]
     return {"presets": presets, "options": options, "bots": botlib.levels(),
             "default_bot": botlib.default_level(), "langs": list(i18n.LANGS),
+            "languages": list(i18n.LANGUAGES),
             "chat_phrases": chat.meta(lang)}
 
 
@@ -331,6 +332,15 @@ def create_app(database_url: str | None = None, bot_delay: float = 0.8,
         lang = i18n.norm_lang(lang)
         return JSONResponse({"preset": preset_name, "text": explain(rules, lang),
                              "html": explain_html(rules, lang)})
+
+    @app.get("/api/langs")
+    async def langs(request: Request) -> Response:
+        """The languages (i18n/languages.json) and the one this browser's Accept-Language
+        asks for; the page picks from these on a first visit."""
+        body = {"langs": list(i18n.LANGUAGES), "default": i18n.DEFAULT_LANG,
+                "fallback": i18n.FALLBACK_LANG,
+                "preferred": i18n.lang_from_prefs(request.headers.get("accept-language", "")[:200])}
+        return JSONResponse(body, headers={"Cache-Control": "no-cache"})
 
     @app.get("/api/i18n/{lang}")
     async def catalog(lang: str) -> Response:

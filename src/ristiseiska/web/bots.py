@@ -45,8 +45,9 @@ async def choose_pooled(pool: BotPool, level: str, seed: int, view: Any) -> Move
 def hint(view: Any, lang: str) -> tuple[Move, str]:
     """The analysis's best move for ``view`` and its reason (a rule of thumb says so)."""
     from ..analysis.hint import best_move_hint
+    from ..i18n import norm_lang
 
-    h = best_move_hint(view, lang if lang in ("fi", "en") else "en")
+    h = best_move_hint(view, norm_lang(lang))
     return h.move, str(h.reason)
 
 

@@ -148,14 +148,20 @@ _NOTATION_DIGIT = re.compile(r"(?<![a-z0-9])(?:[cdhs](?:10|1[0-3]|[2-9])|(?:10|[
 # the words below are compared after folding: lower case, ä → a, ö → o
 _SUIT_STEMS = ("risti", "riste", "ruutu", "ruudu", "hertt", "herta", "pata", "pada", "pato",
                "sydan", "sydam", "apila", "lapio", "timant", "heart", "club", "spade",
-               "diamond", "clover")
+               "diamond", "clover",
+               # Swedish (hjärter, klöver, ruter, spader; "spade" above covers spader)
+               "hjart", "klov", "ruter")
 _FI_SUITS = ("risti", "ruutu", "ruudu", "hertta", "herta", "hertan", "pata", "pada", "sydan",
-             "sydamen", "apila", "lapio", "timantti")
+             "sydamen", "apila", "lapio", "timantti",
+             "hjarter", "klover", "ruter", "spader")  # Swedish compounds: hjärtersju
 # rank words by their stems (Finnish cases change the ending: seiska, seiskan, seiskaa)
 _RANK_STEMS = ("ass", "kakko", "kolmo", "nelo", "viito", "vito", "kuuto", "kuto", "seisk", "seitsem",
                "seitsik", "kas", "kahdeks", "kahdeksik", "ysi", "ysia", "yhdeks", "kymp",
                "kymmen", "jatk", "sotila", "rouv", "akka", "akan", "kuningat", "kuninga",
-               "kunink", "kurko", "kunkku", "daami")
+               "kunink", "kurko", "kunkku", "daami",
+               # Swedish, after a suit in one word: spaderkung, hjärteress, rutertia, klöverdamen
+               "ess", "tvaa", "tva", "tre", "fyr", "fem", "sex", "sju", "atta", "nio", "nia",
+               "tio", "tia", "knekt", "dam", "kung")
 _LONG_STEMS = (*(s for s in _RANK_STEMS if len(s) >= 4 and s not in ("jatk", "akka", "akan")),
                "assa", "kasi", "jatka", "akka")
 _NAMED_RANK = (r"(?:kakko|kolmo|nelo|viito|vito|kuuto|kuto|seisk|seitsem|seitsik|kahdeks|yhdeks|kymp|"
@@ -163,24 +169,33 @@ _NAMED_RANK = (r"(?:kakko|kolmo|nelo|viito|vito|kuuto|kuto|seisk|seitsem|seitsik
                r"assaa|assat|assia|assan|assalla|kasi|kasin|kasia|kasit|kaseja|ysi|ysin|ysia|"
                r"ysit|yseja|jatka|jatkan|jatkaa|jatkat|jatkia|akka|akan|akkaa|akat|akkoja|ace|"
                r"aces|deuces?|jacks?|knaves?|queens?|kings?|twos|threes|fours|fives|sixes|"
-               r"sevens|eights|nines|tens")
+               r"sevens|eights|nines|tens|"
+               # Swedish (folded): ess, knektar, damer, kungar, sjuor …
+               r"ess|essen|esset|knekt\w*|damer\w*|kung|kungen|kungar\w*|tvaor\w*|treor\w*|"
+               r"fyror\w*|femmor\w*|sexor\w*|sjuor\w*|attor\w*|nior\w*|tior\w*")
 _RANK_WORD = re.compile(
     rf"^(?:{_NAMED_RANK}|kaksi|kaks|kolme|nelja|viisi|viis|kuusi|kuus|seittema\w*|kaheksa\w*|"
     r"yheksa\w*|kymmene|yksitoista|kaksitoista|kolmetoista|"
     r"two|three|four|five|six|seven|eight|nine|ten|1[0-3]|[2-9]|ii|iii|iv|v|vi|vii|viii|ix|x|"
-    r"xi|xii|xiii)$")
+    r"xi|xii|xiii|"
+    # Swedish numbers and rank nouns after a suit word: hjärter sju, spader dam, ruter tian
+    r"tva|tvaa|tvaan|tre|trea|trean|fyra|fyran|fem|femma|femman|sex|sexa|sexan|sju|sjua|sjuan|"
+    r"atta|attan|nio|nia|nian|tio|tia|tian|elva|tolv|tretton|dam|damen)$")
 _NAMED_RANK_WORD = re.compile(rf"^(?:{_NAMED_RANK})$")
 _COUNT_WORD = re.compile(r"^(?:[2-8]|kaksi|kaks|kolme|nelja|viisi|viis|kuusi|kuus|molemmat|"
                          r"monta|pari|kaikki|"
-                         r"two|three|four|five|six|both|all|many|several)$")
-_COLOUR_WORD = re.compile(r"^(?:red|black|punai\w*|musta\w*)$")
+                         r"two|three|four|five|six|both|all|many|several|"
+                         r"tva|tre|fyra|fem|sex|bada|alla|flera|manga)$")
+_COLOUR_WORD = re.compile(r"^(?:red|black|punai\w*|musta\w*|roda?|svarta?)$")
 _LETTER_RANK = re.compile(r"^[ajqkt]$")  # beside a suit word: "pata k", "Q of hearts"
 _SQUEEZED_RANK = re.compile(
     r"(?:ace|two|three|four|five|six|seven|eight|nine|ten|jack|knave|queen|king|deuce|"
     r"assa|kakko|kolmo|nelo|viito|vito|kuuto|kuto|seisk|seitsem|kasi|kahdeks|ysi|yhdeks|kymp|"
-    r"kymmen|jatka|sotila|rouva|akka|kuninga|kunink|kurko|kunkku|daami|1[0-3]|[2-9])")
+    r"kymmen|jatka|sotila|rouva|akka|kuninga|kunink|kurko|kunkku|daami|"
+    r"ess|knekt|dam|kung|tvaa|trea|fyra|femma|sexa|sjua|sju|atta|nio|nia|tio|tia|1[0-3]|[2-9])")
 _SQUEEZED_SUIT = re.compile(r"(?:risti|ruutu|ruudu|hertt?a|pata|pada|sydan|sydam|apila|lapio|"
-                            r"timantt|hearts?|clubs?|spades?|diamonds?|clovers?)")
+                            r"timantt|hearts?|clubs?|spades?|diamonds?|clovers?|"
+                            r"hjarter|klover|ruter|spader)")
 _SQUEEZED = re.compile(rf"^(?:{_SQUEEZED_SUIT.pattern}[a-z]{{0,4}}?{_SQUEEZED_RANK.pattern}|"
                        rf"{_SQUEEZED_RANK.pattern}[a-z]{{0,5}}?{_SQUEEZED_SUIT.pattern})")
 _FILLER = {"of", "the", "ja", "and"}
@@ -216,8 +231,8 @@ def card_mention(text: str) -> tuple[str, str] | None:
     diamond emoji), ``notation`` (``C7``, ``h10``, ``7H``, ``SQ``, ``D7+``, ``X1``, ``С7`` in
     Cyrillic) or ``name`` (``ristiseiska``, ``herttakuutosen``, ``hertta 7``, ``hertta VII``,
     ``sydän seiska``, ``h3rtt4 s31sk4``, ``heartsseven``, ``kolme ässää``, ``2 kings``,
-    ``jokeri``; Finnish case endings, dialect, plurals, spaced-out letters and hyphens are
-    seen through)."""
+    ``jokeri``; Swedish ``hjärter sju``, ``spaderkungen``, ``klöver 7``, ``två ess``; Finnish
+    case endings, dialect, plurals, spaced-out letters and hyphens are seen through)."""
     for ch in text:
         if ch in _SUIT_SYMBOLS:
             return "symbol", ch

@@ -21,6 +21,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from .. import i18n
 from .shots import CHROMIUM_ARGS, LAPTOP, PHONE, Server, _post
 
 
@@ -90,14 +91,15 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m ristiseiska.web.open_shots",
                                  description=(__doc__ or "").split("\n\n")[0])
     ap.add_argument("--out", type=Path, default=Path("docs/img"))
-    ap.add_argument("--lang", choices=["fi", "en", "both"], default="both")
+    ap.add_argument("--lang", choices=[*i18n.LANGS, "both"], default="both")
     args = ap.parse_args(argv)
     try:
         import playwright  # noqa: F401
     except ImportError:
         print("open_shots needs Playwright (the dev extra) and Chromium", file=sys.stderr)
         return 2
-    langs = ["fi", "en"] if args.lang == "both" else [args.lang]
+    # both: the two languages of the docs' images (the default and the fallback)
+    langs = [i18n.DEFAULT_LANG, i18n.FALLBACK_LANG] if args.lang == "both" else [args.lang]
     for path in asyncio.run(shoot(args.out, langs)):
         print(f"wrote {path}")
     return 0

@@ -37,6 +37,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import FileResponse, JSONResponse, Response
 
+from .. import i18n
 from ..rules import PRESETS
 from .security import CSP
 
@@ -145,7 +146,8 @@ def static_files() -> list[str]:
     return sorted(out)
 
 
-def manifest(lang: str = "fi") -> dict[str, Any]:
+def manifest(lang: str = i18n.DEFAULT_LANG) -> dict[str, Any]:
+    lang = i18n.norm_lang(lang)
     icons = [{"src": "/static/icons/icon-192.png", "sizes": "192x192", "type": "image/png",
               "purpose": "any"},
              {"src": "/static/icons/icon-512.png", "sizes": "512x512", "type": "image/png",
@@ -155,8 +157,7 @@ def manifest(lang: str = "fi") -> dict[str, Any]:
     return {
         "name": "Ristiseiska", "short_name": "Ristiseiska", "id": "/", "start_url": "/",
         "scope": "/", "display": "standalone", "orientation": "any", "lang": lang,
-        "description": ("Ristiseiska, Sjuan, Fan Tan: pelaa ystävien tai tietokoneen kanssa, "
-                        "myös ilman verkkoa."),
+        "description": i18n.t("offline.manifest_description", lang),
         "theme_color": THEME, "background_color": THEME, "icons": icons,
         "categories": ["games"],
     }
@@ -174,10 +175,12 @@ class Offline:
             h.update(f.encode())
             h.update(STATIC.joinpath(f).read_bytes())
         self.version = h.hexdigest()[:16]
-        self.shell = ["/", "/offline.html", "/manifest.webmanifest", "/api/i18n/fi",
-                      "/api/i18n/en", "/api/meta", "/api/meta?lang=fi", "/api/meta?lang=en"] + [
+        langs = i18n.LANGS
+        self.shell = ["/", "/offline.html", "/manifest.webmanifest", "/api/langs", "/api/meta"] + [
+            f"/api/i18n/{lang}" for lang in langs] + [
+            f"/api/meta?lang={lang}" for lang in langs] + [
             f"/static/{f}" for f in files if not f.startswith(PYODIDE + "/")] + [
-            f"/api/rules?preset={name}&lang={lang}" for name in PRESETS for lang in ("fi", "en")]
+            f"/api/rules?preset={name}&lang={lang}" for name in PRESETS for lang in langs]
         self.engine = ["/offline/worker.js", "/offline/engine.zip"] + [
             f"/static/{PYODIDE}/{f}" for f in PYODIDE_FILES]
 
@@ -211,7 +214,7 @@ def offline() -> Offline:
 
 @router.get("/manifest.webmanifest", include_in_schema=False)
 async def get_manifest(request: Request) -> Response:
-    lang = "en" if request.query_params.get("lang") == "en" else "fi"
+    lang = i18n.norm_lang(request.query_params.get("lang", "")[:8] or i18n.DEFAULT_LANG)
     return JSONResponse(manifest(lang), media_type="application/manifest+json",
                         headers={"Cache-Control": "no-cache"})
 

@@ -28,6 +28,8 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+from .. import i18n
+
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                  "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--no-first-run", "--disable-quic"]
@@ -261,7 +263,7 @@ def main(argv: list[str] | None = None) -> int:
                                  description=(__doc__ or "").split("\n\n")[0])
     ap.add_argument("--out", type=Path, default=Path("docs/img"),
                     help="folder for the images (default docs/img)")
-    ap.add_argument("--lang", choices=["fi", "en", "both"], default="both",
+    ap.add_argument("--lang", choices=[*i18n.LANGS, "both"], default="both",
                     help="language of the screenshots")
     ap.add_argument("--measure", action="store_true", help="only print page weight and timings")
     ap.add_argument("--format", choices=["jpeg", "png"], default="jpeg",
@@ -275,7 +277,8 @@ def main(argv: list[str] | None = None) -> int:
         print("shots needs Playwright: pip install 'ristiseiska[shots]' (and apt-get install chromium)",
               file=sys.stderr)
         return 2
-    langs = ["fi", "en"] if args.lang == "both" else [args.lang]
+    # both: the two languages of the docs' images (the default and the fallback)
+    langs = [i18n.DEFAULT_LANG, i18n.FALLBACK_LANG] if args.lang == "both" else [args.lang]
     result = asyncio.run(shoot(args.out, langs, args.measure, args.format, args.only))
     m = result["measure"]
     print(f"page weight: {m['bytes'] / 1024:.0f} KiB in {m['requests']} requests (cold cache)")

@@ -4,7 +4,7 @@
 // No inline scripts, no eval, no style attributes in markup (a strict Content-Security-Policy
 // allows all of this file); the few computed styles are set through element.style.
 import { html, render, useState, useEffect } from "./vendor/htm-preact-standalone.mjs";
-import { t, loadCatalog } from "./ui/text.js";
+import { t, loadCatalog, loadLangs, pickLang, LANGS } from "./ui/text.js";
 import { Lobby } from "./ui/lobby.js";
 import { OpenTables } from "./ui/open.js";
 import { TablePage } from "./ui/table.js";
@@ -14,16 +14,18 @@ import { DeviceHistory } from "./ui/history.js";
 
 // --- app shell -----------------------------------------------------------------------------
 function App() {
-  const [lang, setLangState] = useState(localStorage.getItem("rs.lang") || "fi");
+  // null until the server's language list is here: then the remembered choice or the browser's
+  const [lang, setLangState] = useState(null);
   const [ready, setReady] = useState(false);
   const online = useOnline(location.pathname === "/"); // issue 47: the lobby offline shows what works
-  useEffect(() => { loadCatalog(lang).then(() => setReady(Date.now())); }, [lang]);
+  useEffect(() => { loadLangs().then((ls) => setLangState(pickLang(ls))); }, []);
+  useEffect(() => { if (lang) loadCatalog(lang).then(() => setReady(Date.now())); }, [lang]);
   const setLang = (l) => { localStorage.setItem("rs.lang", l); setLangState(l); };
-  if (!ready) return html`<main>…</main>`;
+  if (!ready || !lang) return html`<main>…</main>`;
   const m = location.pathname.match(/^\/t\/([A-Za-z0-9_-]{8,64})/);
   const langButton = (code, label) => html`<button data-action=${"lang-" + code} class=${"lang" + (lang === code ? " active" : "")}
       aria-pressed=${lang === code ? "true" : "false"} lang=${code} onClick=${() => setLang(code)}><span class="long">${label}</span><span class="short">${code.toUpperCase()}</span></button>`;
-  const langs = html`<span class="langs" role="group" aria-label=${t("web.lang")}>${langButton("fi", "suomi")}${langButton("en", "English")}</span>`;
+  const langs = html`<span class="langs" role="group" aria-label=${t("web.lang")}>${LANGS.map((l) => langButton(l.code, l.name))}</span>`;
   // The table is a room of its own: the felt fills the window and its top bar has the rest.
   if (m) return html`<main class="tablemain"><${TablePage} id=${m[1]} lang=${lang} key=${m[1]} langs=${langs}/></main>`;
   if (location.pathname === "/offline-game") return html`<main class="tablemain"><${OfflineGame} lang=${lang} langs=${langs}/></main>`;

@@ -3,6 +3,7 @@
 // this page never holds the answer before the player has chosen. The streak and a rating-like
 // score (Elo against each puzzle's rating) are kept in this browser (localStorage).
 import { html, render, useState, useEffect } from "./vendor/htm-preact-standalone.mjs";
+import { loadLangs, pickLang, LANGS } from "./ui/text.js";
 
 const SUIT_SYMBOL = { C: "♣", D: "♦", H: "♥", S: "♠" };
 const SUIT_OF_ROW = ["C", "D", "H", "S"];
@@ -125,7 +126,7 @@ function Verdict({ result, t, next }) {
 
 // --- the page --------------------------------------------------------------------------------------
 function App() {
-  const [lang, setLangState] = useState(localStorage.getItem("rs.lang") || "fi");
+  const [lang, setLangState] = useState(null); // the server's list first, then the choice
   const [texts, setTexts] = useState(null);
   const [list, setList] = useState(null);
   const [grade, setGrade] = useState(localStorage.getItem("rs.puzzles.grade") || "all");
@@ -138,7 +139,8 @@ function App() {
   const t = translator(texts);
 
   const setLang = (l) => { localStorage.setItem("rs.lang", l); setLangState(l); };
-  useEffect(() => { document.documentElement.lang = lang; fetchTexts(lang).then(setTexts).catch((e) => setError(String(e))); }, [lang]);
+  useEffect(() => { loadLangs().then((ls) => setLangState(pickLang(ls))).catch((e) => setError(String(e))); }, []);
+  useEffect(() => { if (!lang) return; document.documentElement.lang = lang; fetchTexts(lang).then(setTexts).catch((e) => setError(String(e))); }, [lang]);
   useEffect(() => { if (texts) document.title = t("puzzles.page_title"); }, [texts]);
   useEffect(() => {
     fetch("/api/puzzles").then((r) => r.json()).then((b) => {
@@ -147,7 +149,7 @@ function App() {
     }).catch((e) => setError(String(e)));
   }, []);
   useEffect(() => {
-    if (!id) return;
+    if (!id || !lang) return;
     history.replaceState(null, "", `#${encodeURIComponent(id)}`);
     setError(null);
     fetch(`/api/puzzles/${encodeURIComponent(id)}?lang=${lang}`).then(async (r) => {
@@ -186,7 +188,7 @@ function App() {
     <header>
       <h1><a href="/">${t("web.title")}</a> · ${t("puzzles.heading")}</h1>
       <div class="langs" role="group" aria-label=${t("web.lang")}>
-        ${["fi", "en"].map((l) => html`<button class=${l === lang ? "active" : ""} aria-pressed=${l === lang} data-lang=${l} onClick=${() => setLang(l)}>${l.toUpperCase()}</button>`)}
+        ${LANGS.map(({ code: l, name }) => html`<button class=${l === lang ? "active" : ""} aria-pressed=${l === lang} data-lang=${l} lang=${l} title=${name} onClick=${() => setLang(l)}>${l.toUpperCase()}</button>`)}
       </div>
     </header>
     <main class="pz-main">

@@ -81,7 +81,7 @@ self.addEventListener("fetch", (event) => {
       new Response('{"error":"no-deal"}', { status: 404, headers: { "content-type": "application/json" } })));
     return;
   }
-  if (path === "/api/meta" || path === "/api/rules" || path.startsWith("/api/i18n/")) {
+  if (path === "/api/meta" || path === "/api/rules" || path === "/api/langs" || path.startsWith("/api/i18n/")) {
     event.respondWith(networkFirst(request, url.pathname + url.search, SHELL_CACHE));
     return;
   }

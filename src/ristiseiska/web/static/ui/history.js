@@ -3,7 +3,7 @@
 // localStorage "rs.puzzles"). Kept in this browser only (localStorage "rs.history"), never sent
 // to the server; the lobby shows it online and offline.
 import { html } from "../vendor/htm-preact-standalone.mjs";
-import { t, tn } from "./text.js";
+import { t, tn, decimalSep } from "./text.js";
 
 const KEY = "rs.history";
 const MAX_SEEN = 300; // the matches already counted (by table), newest last
@@ -48,14 +48,14 @@ export function noteMatch(id, sheet, you) {
 export function DeviceHistory({ lang }) {
   const h = loadHistory();
   const best = bestPuzzleStreak();
-  const fmt = new Intl.NumberFormat(lang === "en" ? "en" : "fi", { maximumFractionDigits: 1, minimumFractionDigits: 1 });
+  const fmt = new Intl.NumberFormat(lang, { maximumFractionDigits: 1, minimumFractionDigits: 1 });
   const pct = h.matches ? Math.round((100 * h.wins) / h.matches) : 0;
   return html`<section class="panel history-panel" data-testid="device-history" aria-labelledby="history-title">
     <h2 id="history-title">${t("history.title")}</h2>
     ${h.matches === 0 && best === 0 ? html`<p data-testid="history-empty">${t("history.empty")}</p>`
       : html`<dl class="history">
         <div><dt>${t("history.matches")}</dt><dd data-testid="history-matches">${h.matches}</dd></div>
-        <div><dt>${t("history.wins")}</dt><dd data-testid="history-wins">${h.wins}${h.matches ? ` (${pct}${lang === "en" ? "" : "\u00a0"}%)` : ""}</dd></div>
+        <div><dt>${t("history.wins")}</dt><dd data-testid="history-wins">${h.wins}${h.matches ? ` (${pct}${decimalSep(lang) === "," ? "\u00a0" : ""}%)` : ""}</dd></div>
         <div><dt>${t("history.average")}</dt><dd data-testid="history-average">${h.deals ? fmt.format(h.points / h.deals) : "–"}</dd></div>
         <div><dt>${t("history.puzzle_streak")}</dt><dd data-testid="history-streak">${best}</dd></div>
       </dl>`}

@@ -127,7 +127,7 @@ function installFetchShim() {
     if (url.origin !== location.origin || !url.pathname.startsWith(prefix)) return real(input, init);
     const what = url.pathname.slice(prefix.length);
     if (what === "rules") {
-      const m = await ask({ type: "rules", lang: url.searchParams.get("lang") || "fi" }, "rules");
+      const m = await ask({ type: "rules", lang: url.searchParams.get("lang") || document.documentElement.lang }, "rules");
       return m.type === "rules" ? json(m) : json({ error: m.code, message: m.message }, 400);
     }
     if (what === "rematch") { // the same players and rules, a new deal order

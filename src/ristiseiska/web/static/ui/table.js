@@ -50,7 +50,7 @@ export function TablePage({ id, lang, langs = null, useConn = useTableSocket }) 
     const key = `web.err.${msg.code}`, key2 = `webtable.err.${msg.code}`;
     // Our own words for known refusals; the engine's reason adds detail in English.
     const text = hasText(key2) ? t(key2) : hasText(key)
-      ? t(key) + (msg.code === "illegal" && document.documentElement.lang === "en" ? ` (${msg.message})` : "")
+      ? t(key) + (msg.code === "illegal" && document.documentElement.lang === "en" /* the engine's words are English */ ? ` (${msg.message})` : "")
       : msg.message;
     push(text, "error");
   };
@@ -145,8 +145,8 @@ export function TablePage({ id, lang, langs = null, useConn = useTableSocket }) 
       const k = e.key.toLowerCase();
       const forced = other.find((m) => FORCED.includes(m));
       if (k === "t" && myTurn && forced) { play(forced); e.preventDefault(); }
-      else if ((k === "e" || k === "l") && myTurn && other.includes("stop")) { play("stop"); e.preventDefault(); }
-      else if ((k === "h" || k === "v") && myTurn) { send({ type: "hint", lang }); e.preventDefault(); }
+      else if ((k === "e" || k === "l" || k === t("webtable.key.stop").toLowerCase()) && myTurn && other.includes("stop")) { play("stop"); e.preventDefault(); }
+      else if ((k === "h" || k === "v" || k === t("webtable.key.hint").toLowerCase()) && myTurn) { send({ type: "hint", lang }); e.preventDefault(); }
       else if (k === "r" || k === "s") { setModal("rules"); e.preventDefault(); }
     };
     addEventListener("keydown", onKey);
@@ -281,8 +281,8 @@ export function TablePage({ id, lang, langs = null, useConn = useTableSocket }) 
         <div class=${"status" + (myTurn ? " mine" : "") + (cannot ? " cannot" : "")} role="status" data-testid="status" data-forced=${myTurn && state.forced && state.forced.seat === you ? "true" : null}>${status}</div>
         <div class="actions">
           <${BackButton} table=${table} you=${you} send=${send}/>
-          ${myTurn && other.map((m) => html`<button class="primary" data-action=${m} title=${FORCED.includes(m) ? "T" : m === "stop" ? (lang === "fi" ? "L" : "E") : ""} onClick=${() => play(m)}>${state.labels?.[m] || m}</button>`)}
-          ${myTurn && html`<button data-action="hint" title=${lang === "fi" ? "V" : "H"} onClick=${() => send({ type: "hint", lang })}>${t("web.action.hint")}</button>`}
+          ${myTurn && other.map((m) => html`<button class="primary" data-action=${m} title=${FORCED.includes(m) ? "T" : m === "stop" ? t("webtable.key.stop") : ""} onClick=${() => play(m)}>${state.labels?.[m] || m}</button>`)}
+          ${myTurn && html`<button data-action="hint" title=${t("webtable.key.hint")} onClick=${() => send({ type: "hint", lang })}>${t("web.action.hint")}</button>`}
         </div>
       </div>
       ${choice && html`<div class="panel popover" data-testid="choice"><strong>${t("web.table.choose")}</strong>

@@ -23,6 +23,31 @@ export function tn(key, n, params = {}) { return t(`${key}.${Math.abs(n) === 1 ?
 export function cardName(code) {
   return CATALOG.cards[code] || CATALOG.cards[code.replace(/[+']$/, "")] || code;
 }
+// --- languages (the server's list, i18n/languages.json: no language is named in this code) ---
+export let LANGS = [];
+export async function loadLangs() {
+  if (!LANGS.length) {
+    const r = await fetch("/api/langs");
+    LANGS = (await r.json()).langs;
+  }
+  return LANGS;
+}
+// The page's language: a choice made here before (localStorage) wins; else the first of the
+// browser's languages that we speak; else the fallback (English).
+export function pickLang(langs = LANGS, fallback = "en") {
+  const codes = langs.map((l) => l.code);
+  const saved = localStorage.getItem("rs.lang");
+  if (saved && codes.includes(saved)) return saved;
+  const prefs = navigator.languages?.length ? navigator.languages : [navigator.language || ""];
+  for (const pref of prefs) {
+    const tag = String(pref).toLowerCase();
+    const hit = langs.find((l) => l.prefixes.some((p) => tag === p || tag.startsWith(p + "-")));
+    if (hit) return hit.code;
+  }
+  return codes.includes(fallback) ? fallback : codes[0];
+}
+// A number with the page's decimal separator (languages.json's "decimal").
+export function decimalSep(lang) { return LANGS.find((l) => l.code === lang)?.decimal || "."; }
 export async function loadCatalog(lang) {
   const r = await fetch(`/api/i18n/${lang}`);
   CATALOG = await r.json();
