@@ -24,6 +24,7 @@ import pg_kit
 from ristiseiska.store import Store, StoreError
 from ristiseiska.store import analysis as _analysis  # noqa: F401 - its table in the models
 from ristiseiska.store import migrate as migrations
+from ristiseiska.store import ratings as _ratings  # noqa: F401 - its tables in the models
 from ristiseiska.store.schema import Base
 
 DATA = Path(__file__).parent / "data"
@@ -227,3 +228,23 @@ def test_serve_upgrades_an_older_database_and_says_where_the_copy_is(tmp_path: P
         assert migrations.current(conn) == migrations.head()
         assert "move_id" in {c["name"] for c in inspect(conn).get_columns("rs_moves")}
     engine.dispose()
+
+
+def test_migrate_by_hand(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from ristiseiska.cli import main
+
+    db = tmp_path / "games.db"
+    _old_schema(f"sqlite:///{db}")
+    url = ["--database-url", f"sqlite:///{db}"]
+    assert main(["migrate", "--status", *url]) == 0
+    assert f"revision none; this version's newest is {migrations.head()}" in capsys.readouterr().out
+    assert not list(tmp_path.glob("*.bak"))  # --status changes nothing
+    assert main(["migrate", *url]) == 0
+    out = capsys.readouterr().out
+    assert f"upgraded from revision 0002 (made before migrations) to {migrations.head()}" in out
+    assert f"games.db.before-{migrations.head()}.bak" in out
+    assert main(["migrate", *url]) == 0
+    assert f"already at revision {migrations.head()}" in capsys.readouterr().out
+    _run(f"sqlite:///{db}", "UPDATE alembic_version SET version_num = 'beef'")
+    assert main(["migrate", *url]) == 2
+    assert "revision beef" in capsys.readouterr().err

@@ -25,6 +25,8 @@ COMMANDS = {
     "puzzles": "puzzles",
     "train": "train",
     "ceiling": "ceiling",
+    "rate-bots": "rate_bots",
+    "migrate": "migrate",
 }
 
 
