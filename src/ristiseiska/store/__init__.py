@@ -15,7 +15,9 @@ file written since the last checkpoint (one of ours, or one another process vouc
 the file (``<file>.ledger``) remembers which database it was and how many tables it held, so
 that a restart refuses a database that lost tables instead of starting silently empty.
 
-The store is told in parts: the tables (store/schema.py), the exceptions (store/errors.py),
+The tables are made and upgraded by Alembic migrations at start (store/migrate.py,
+store/migrations/): an older database is upgraded (a SQLite file copied first), a newer one
+refused. The store is told in parts: the tables (store/schema.py), the exceptions (store/errors.py),
 database URLs (store/urls.py), the watched SQLite file (store/integrity.py) and the move writer
 (store/writer.py); here is :class:`Store`, the repository the web app uses. The parts' names
 used elsewhere are importable from here too.
