@@ -88,3 +88,39 @@ def test_the_rated_option_is_true_or_false(tmp_path: Path) -> None:
         r = client.post("/api/tables", json={"preset": "ristiseiska", "rated": "yes",
                                              "seats": [{"kind": "friend"}, {"kind": "bot"}]})
         assert r.status_code == 400 and r.json()["error"] == "bad-rated"
+
+
+def test_a_person_who_left_is_ranked_last_and_fillers_are_fixed(tmp_path: Path) -> None:
+    """Aino had the best total but a stand-in finished for her: she is placed last. A seat
+    nobody took that a stand-in filled, and a bot, are fixed opponents."""
+    import asyncio
+    from types import SimpleNamespace
+
+    from ristiseiska.ratings import standings
+    from ristiseiska.store import Store
+    from ristiseiska.store import ratings as stored
+    from ristiseiska.web import rated
+    from ristiseiska.web.seats import Seat
+
+    seats = [Seat("friend", None, "Aino", token_hash="t0", standin=True, device_hash="a" * 32),
+             Seat("friend", None, "Olli", token_hash="t1", device_hash="b" * 32),
+             Seat("friend", None, "P3", standin=True), Seat("bot", "expert", "Kalle")]
+    match = SimpleNamespace(totals=[1, 20, 30, 40], is_over=lambda: True)
+
+    async def go() -> dict[str, Any]:
+        store = Store(f"sqlite+aiosqlite:///{tmp_path / 'web.db'}")
+        await store.init()
+        try:
+            t = SimpleNamespace(id="t1", config={"rated": True, "preset": "sjuan"},
+                                seats=seats, match=match, store=store)
+            await rated.rate_finished(t)
+            return await stored.ratings(store, "sjuan", ["device:" + "a" * 32,
+                                                         "device:" + "b" * 32])
+        finally:
+            await store.close()
+
+    got = asyncio.run(go())
+    aino, olli = got["device:" + "a" * 32], got["device:" + "b" * 32]
+    assert standings([1, 20, 30, 40], {0}) == [4, 1, 2, 3]
+    assert aino.matches == olli.matches == 1
+    assert aino.shown < 1500 < olli.shown  # Olli won once Aino left
