@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-MODULES = ["cards", "rules", "moves", "game", "dealing", "kernel_rules", "scoring", "table", "match", "tournament"]
+MODULES = ["cards", "rules", "moves", "game", "dealing", "kernel_rules", "scoring", "table", "match", "tournament",
+           "ratings"]
 
 
 def test_readme_examples() -> None:

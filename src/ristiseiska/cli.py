@@ -29,6 +29,8 @@ COMMANDS = {
     "daily": "daily",
     "backup": "backup",
     "restore": "restore",
+    "rate-bots": "rate_bots",
+    "migrate": "migrate",
 }
 
 

@@ -15,7 +15,9 @@ file written since the last checkpoint (one of ours, or one another process vouc
 the file (``<file>.ledger``) remembers which database it was and how many tables it held, so
 that a restart refuses a database that lost tables instead of starting silently empty.
 
-The store is told in parts: the tables (store/schema.py), the exceptions (store/errors.py),
+The tables are made and upgraded by Alembic migrations at start (store/migrate.py,
+store/migrations/): an older database is upgraded (a SQLite file copied first), a newer one
+refused. The store is told in parts: the tables (store/schema.py), the exceptions (store/errors.py),
 database URLs (store/urls.py), the watched SQLite file (store/integrity.py) and the move writer
 (store/writer.py); here is :class:`Store`, the repository the web app uses. The parts' names
 used elsewhere are importable from here too.
@@ -35,6 +37,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import delete, event, func, select, update
@@ -43,6 +46,7 @@ from sqlalchemy.dialects import sqlite as sqlite_dialect
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 
 from ..aio import Outbox
+from . import migrate as migrations
 from .errors import Fenced as Fenced
 from .errors import StorageFault as StorageFault
 from .errors import StoreError as StoreError
@@ -66,7 +70,6 @@ from .schema import StoredTable as StoredTable
 from .schema import TableRow as TableRow
 from .schema import TableStateRow as TableStateRow
 from .schema import TimeoutRow as TimeoutRow
-from .schema import _add_columns
 from .urls import default_database_url as default_database_url
 from .urls import describe_error as describe_error
 from .urls import normalise_url as normalise_url
@@ -83,6 +86,19 @@ IDLE_IN_TRANSACTION_MS = 5000
 
 # What an acknowledged move survives (``serve --durability``; see :class:`Store`).
 DURABILITY: tuple[str, ...] = ("power-cut", "crash")
+
+
+async def _gets_content(path: Path, wait: float = 2.0) -> bool:
+    """Whether the empty file ``path`` gets content within ``wait`` seconds: SQLite creates
+    the file empty and writes its header a moment later, so another process starting on the
+    same new database at the same time leaves it empty only for that moment."""
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+        with contextlib.suppress(OSError):
+            if path.stat().st_size > 0:
+                return True
+    return False
 
 
 class Store(FileWatch, MoveWriter):
@@ -184,11 +200,23 @@ class Store(FileWatch, MoveWriter):
         that lost tables, or another one, is refused) and start watching it."""
         self._check_ledger_before_open()
         existed = self.file is not None and self.file.exists()
-        async with self.engine.begin() as conn:
-            await conn.run_sync(Base.metadata.create_all)
-            await conn.run_sync(_add_columns)
+        await self.migrate()
         if self.file is not None:
             await self._arm(existed)
+
+    async def migrate(self) -> migrations.Upgrade:
+        """Create or upgrade the tables (store/migrate.py): an older database is upgraded
+        (a SQLite file copied beside it first, said in :attr:`notices`); one newer than this
+        code raises :class:`StoreError`."""
+        def note(done: migrations.Upgrade) -> None:
+            if done.before is not None or done.legacy is not None or done.backup is not None:
+                was = done.before or "from before migrations"
+                copy = f"; its copy from before is {done.backup}" if done.backup else ""
+                self.notices.append(f"upgraded the database ({was}) to revision "
+                                    f"{done.after}{copy}")
+
+        async with self.engine.begin() as conn:
+            return await conn.run_sync(migrations.upgrade, sqlite_path(self.url), note)
 
     async def check(self) -> None:
         """Make sure the database can be used before the server says it is up: it opens, its
@@ -199,15 +227,14 @@ class Store(FileWatch, MoveWriter):
         if path is not None and path.exists():
             if path.is_dir():
                 raise StoreError(f"{path} is a directory, not a database file")
-            if path.stat().st_size == 0:
+            if path.stat().st_size == 0 and not await _gets_content(path):
                 # an empty file is what a failed copy or a full disk leaves: never reuse it
+                # (but another process starting now may be making it: see _gets_content)
                 raise StoreError(f"{path} is an empty file, not a ristiseiska database; "
                                  "remove it to start afresh, or restore it from a backup")
         existed = path is not None and path.exists()
         try:
-            async with self.engine.begin() as conn:
-                await conn.run_sync(Base.metadata.create_all)
-                await conn.run_sync(_add_columns)
+            await self.migrate()
             async with self.engine.begin() as conn:
                 if path is not None:
                     rows = (await conn.exec_driver_sql("PRAGMA quick_check")).all()

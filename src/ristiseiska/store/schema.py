@@ -1,11 +1,15 @@
-"""The database's tables (SQLAlchemy rows) and :class:`StoredTable`, what a load returns."""
+"""The database's tables (SQLAlchemy rows) and :class:`StoredTable`, what a load returns.
+
+The tables are made and changed by the migrations (store/migrations/versions/), never by
+``create_all``: a change here needs a new revision there (tests/test_store_migrations.py
+checks that the two agree)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import ForeignKey, Integer, String, Text, inspect
+from sqlalchemy import ForeignKey, Integer, String, Text
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 
@@ -53,8 +57,8 @@ class MoveRow(Base):
 
 class TableStateRow(Base):
     """What the host decided that no move shows: the table was started before every friend
-    came, and which friend seats a stand-in bot plays. A table of its own, so that
-    ``create_all`` adds it to an older database; a table without a row is as it always was."""
+    came, and which friend seats a stand-in bot plays. A table without a row is as it always
+    was."""
 
     __tablename__ = "rs_table_state"
     table_id: Mapped[str] = mapped_column(ForeignKey("rs_tables.id"), primary_key=True)
@@ -65,7 +69,7 @@ class TableStateRow(Base):
 class OpenRow(Base):
     """A table its host listed in the lobby (issue 20: ``"open": true``), with its creation
     time, so that the lobby's index is rebuilt at start-up without reading every table's
-    configuration. A table of its own: ``create_all`` adds it to an older database."""
+    configuration."""
 
     __tablename__ = "rs_open"
     table_id: Mapped[str] = mapped_column(ForeignKey("rs_tables.id"), primary_key=True)
@@ -96,8 +100,8 @@ class RateRow(Base):
 
 class ClockRow(Base):
     """The turn clock of a table (web/clock.py, issue 20): the turn it last timed, the time
-    left on it then, each seat's timeouts in a row and the seats its stand-in keeps. A table
-    of its own (``create_all`` adds it to an older database); no row: no clock has run."""
+    left on it then, each seat's timeouts in a row and the seats its stand-in keeps. No row: no
+    clock has run."""
 
     __tablename__ = "rs_clock"
     table_id: Mapped[str] = mapped_column(ForeignKey("rs_tables.id"), primary_key=True)
@@ -116,8 +120,7 @@ class TimeoutRow(Base):
 
 class ForcedRow(Base):
     """A forced move the server made for a person after the pause (web/forced.py, issue 52;
-    its history event is marked ``"auto": true``). A table of its own: ``create_all`` adds it
-    to an older database."""
+    its history event is marked ``"auto": true``)."""
 
     __tablename__ = "rs_forced_moves"
     table_id: Mapped[str] = mapped_column(ForeignKey("rs_tables.id"), primary_key=True)
@@ -142,12 +145,3 @@ class StoredTable:
     clock: dict[str, Any] | None = None  # the turn clock's state (rs_clock)
     timeouts: list[tuple[int, int]] = field(default_factory=list)  # (deal, ply) by the clock
     forced: list[tuple[int, int]] = field(default_factory=list)  # (deal, ply) made for a person
-
-
-def _add_columns(conn: Any) -> None:
-    """Columns later versions added to an existing table (``create_all`` adds only tables)."""
-    have = {c["name"] for c in inspect(conn).get_columns("rs_moves")}
-    if "epoch" not in have:
-        conn.exec_driver_sql("ALTER TABLE rs_moves ADD COLUMN epoch INTEGER")
-    if "move_id" not in have:
-        conn.exec_driver_sql("ALTER TABLE rs_moves ADD COLUMN move_id TEXT")

@@ -63,7 +63,7 @@ from ..rules import CHOICES, OPTION_HELP, PRESETS, Rules, RulesError, preset
 from ..store import Store
 from ..view import public_event
 from . import bots as botlib
-from . import chat, open_tables
+from . import chat, open_tables, rated
 from .analysis_api import close_pool as close_analysis_pool
 from .analysis_api import router as analysis_router
 from .clock import option as clock_option
@@ -216,7 +216,8 @@ def build_config(data: Any, max_match_deals: int = 100) -> dict[str, Any]:
             **open_tables.option(data),
             **chat.option(data),  # issue 20: free text at the table (web/chat.py)
             **clock_option(data, ActionError),
-            **forced_option(data, ActionError)}  # issue 52 (web/forced.py)
+            **forced_option(data, ActionError),  # issue 52 (web/forced.py)
+            **rated.option(data)}  # issue 58 (web/rated.py)
 
 
 def _warm_bots(pool: BotPool, say: Callable[[str], None]) -> None:
@@ -302,6 +303,7 @@ def create_app(database_url: str | None = None, bot_delay: float = 0.8,
     app.include_router(pwa_router)  # issue 47: installable app, offline play (web/pwa.py)
     app.include_router(players_router)  # issue 47: players recognised by their device
     app.include_router(ops_router(store, metrics))  # issue 63: /metrics, /healthz
+    app.include_router(rated.router)  # issue 58: players' ratings
 
     def tables() -> Tables:
         return state["tables"]

@@ -30,6 +30,7 @@ from ..store.schema import StoredTable
 from . import bots as botlib
 from . import clock as clockmod
 from . import forced as forcedmod
+from . import rated
 from .bot_driver import BotDriver
 from .connections import MAX_CONNECTIONS, Conn
 from .errors import MOVED, ActionError, store_error
@@ -244,6 +245,7 @@ class LiveTable(Seating, TableViews, BotDriver):
             if self.match.is_over():
                 with contextlib.suppress(Exception):
                     await self.store.set_finished(self.id)
+                await rated.rate_finished(self)  # issue 58: once, never raises
         self._broadcast()
 
     async def play(self, seat: int | None, text: Any, move_id: Any = None) -> str:

@@ -47,7 +47,7 @@ def rematch_config(old: LiveTable) -> dict[str, Any]:
     if devices:  # issue 47: each kept seat is also its player's by the device they played on
         out["reserved_devices"] = devices
     # table options of issue 20 and issue 52's auto_forced, when set
-    for key in ("clock", "open", "chat_text", "auto_forced"):
+    for key in ("clock", "open", "chat_text", "auto_forced", "rated"):  # and issue 58
         if key in c:
             out[key] = c[key]
     return out
