@@ -49,7 +49,7 @@ def test_a_bots_seat_keeps_its_fixed_rating() -> None:
 
 
 def test_the_scale_and_the_provisional_flag() -> None:
-    assert Rating().shown == 1500 and Rating(26.0).shown == 1540 and Rating(20.0).shown == 1300
+    assert Rating().shown == 1500 and Rating(26.0).shown == 1548 and Rating(20.0).shown == 1260
     r = Rating()
     for k in range(1, ratings.PROVISIONAL + 1):
         assert r.provisional  # before the k-th match

@@ -33,14 +33,14 @@ from typing import Any
 
 from .bots.plugins import MOVE_LIMIT
 from .rules import Rules
+from . import ratings as _ratings
 from .sim import derive_seed
 from .tournament import Play, TournamentError, check_setup, run_tournament
 
 FORMAT = "ristiseiska-ladder"
 VERSION = 1
-BASE = 1500.0  # the rating of a bot that has played nothing
-MU0 = 25.0  # openskill's starting mu
-PER_MU = 48.0  # rating points per unit of mu: beta = 25/6 is 200 points
+# the scale of people's ratings (one home: ratings/__init__.py)
+BASE, MU0, PER_MU = float(_ratings.BASE), _ratings.MU, _ratings.SCALE
 
 
 def to_scale(mu: float) -> float:

@@ -25,7 +25,7 @@ from typing import Any
 # game, and every other preset and house rule together.
 FAMILIES: tuple[str, ...] = ("ristiseiska", "sjuan", "ristiseiska-pyynto", "other")
 MU, SIGMA = 25.0, 25.0 / 3  # openskill's defaults: a new player
-BASE, SCALE = 1500, 40.0  # shown = BASE + SCALE * (mu - MU)
+BASE, SCALE = 1500, 48.0  # shown = BASE + SCALE * (mu - MU): one beta (25/6) is 200 points
 PROVISIONAL = 10  # matches before a rating is no longer provisional
 
 
@@ -50,7 +50,9 @@ class Rating:
 
     @property
     def shown(self) -> int:
-        """The one number a player sees: 1500 for a new player, 40 for each point of mu."""
+        """The one number a player sees: 1500 for a new player, 48 for each point of mu (one
+        beta, 25/6, is 200 points: as in Elo, 200 points apart the better wins three times in
+        four). The ladder uses the same scale."""
         return round(BASE + SCALE * (self.mu - MU))
 
     @property
