@@ -31,9 +31,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from . import ratings as _ratings
 from .bots.plugins import MOVE_LIMIT
 from .rules import Rules
-from . import ratings as _ratings
 from .sim import derive_seed
 from .tournament import Play, TournamentError, check_setup, run_tournament
 

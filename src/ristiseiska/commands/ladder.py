@@ -41,7 +41,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="seconds a plugin bot may think per move before the basic bot plays "
                         "for it (default 5)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.add_argument("--lang", choices=("fi", "en"), default="en",
+    from ristiseiska.i18n import LANGS
+
+    p.add_argument("--lang", choices=LANGS, default="en",
                    help="language of the table and ladder.md (default en)")
 
 

@@ -42,7 +42,6 @@ import concurrent.futures
 import contextlib
 import dataclasses
 import html
-import json
 import logging
 import time
 from collections.abc import AsyncIterator, Callable
@@ -58,10 +57,11 @@ from ..bots.pool import BotPool
 from ..cards import CARDS
 from ..game import Game, SetupError
 from ..i18n import PLAYER_NAMES as BOT_FIRST_NAMES
+from ..offline import replay_frames
 from ..ops.metrics import Metrics
+from ..record import dumps_record
 from ..rules import CHOICES, OPTION_HELP, PRESETS, Rules, RulesError, preset
 from ..store import Store
-from ..view import public_event
 from . import bots as botlib
 from . import chat, open_tables, rated
 from .analysis_api import close_pool as close_analysis_pool
@@ -90,7 +90,7 @@ from .security import (
     name_key,
     parse_json,
 )
-from .table_views import _dumps, board_layout
+from .table_views import _dumps
 from .tables import Tables
 
 log = logging.getLogger("ristiseiska.web")
@@ -593,36 +593,7 @@ async def handle(t: LiveTable, conn: Conn, text: str, lim: Limits | None = None)
 
 
 # -- records, replays, rule texts -------------------------------------------------------------
-
-def dumps_record(rec: dict[str, Any]) -> str:
-    try:
-        from ..record import dumps_record as dumps
-    except ImportError:  # pragma: no cover
-        return json.dumps(rec, ensure_ascii=False)
-    return dumps(rec)
-
-
-def replay_frames(g: Game, lang: str) -> dict[str, Any]:
-    """Every position of a finished deal, hands open (the deal is over, so nothing is secret)."""
-    r = Game(g.rules, g.n, hands=[list(h) for h in g.initial_hands],
-             stock=list(g.initial_stock), dealer=g.dealer, names=list(g.names))
-    mark = g.rules.distinct_decks
-    frames = []
-
-    def frame(text: str) -> dict[str, Any]:
-        v = r.view(0, open_cards=True).to_dict()
-        return {"text": text, "rows": v["rows"], "layout": board_layout(r.table), "hands": v.get("open_hands", {}),
-                "hand_sizes": v["hand_sizes"], "token_holder": v["token_holder"],
-                "chips_paid": v["chips_paid"], "to_move": v["to_move"]}
-
-    frames.append(frame(""))
-    for m in g.moves:
-        r.push(m)
-        ev = r.events[-1].to_dict(mark) if r.events else {}
-        frames.append(frame(i18n.describe_event(public_event(ev, ev.get("seat")), r.names, lang)))
-    return {"names": list(g.names), "frames": frames,
-            "result": g.result.to_dict() if g.result else None}
-
+# (a finished deal's replay: offline.replay_frames, which the installed app runs too)
 
 def fairness_text(t: LiveTable, lang: str) -> list[str]:
     """Sentences telling every player how this table's deals were fixed (shown with the
