@@ -54,6 +54,7 @@ async def test_play_starts_a_game_against_three_expert_bots_in_one_click(
     # the settings are kept: the next visit's Play says the same
     kept = await page.evaluate("JSON.parse(localStorage.getItem('rs.lobby'))")
     assert kept["preset"] == "ristiseiska" and kept["bots"] == ["expert"] * 3
+    assert kept["clock"] is None and kept["autoForced"] is True
     await ctx.close()
 
 

@@ -36,20 +36,22 @@ export function lastSettings() {
       clock: Number.isInteger(s.clock) ? s.clock : null, autoForced: s.autoForced !== false };
   } catch (e) { return { preset: "ristiseiska", options: {}, bots: null, clock: null, autoForced: true }; }
 }
-function keepSettings(body) {
+// (the clock only when the player chose one: a friends' table's default is no setting for a
+// game against bots)
+function keepSettings(body, clock) {
   try {
-    localStorage.setItem(LAST, JSON.stringify({ preset: body.preset, options: body.options, clock: body.clock, autoForced: body.auto_forced,
+    localStorage.setItem(LAST, JSON.stringify({ preset: body.preset, options: body.options, clock, autoForced: body.auto_forced,
       bots: body.seats.slice(1).map((s) => (s.kind === "bot" ? s.bot : "")) }));
   } catch (e) { /* a full storage only forgets the settings */ }
 }
 
 // POST a table, sit the creator at its first friend seat, go there.
-async function createTable(body, meta, setError) {
+async function createTable(body, meta, setError, clock = null) {
   setError(null);
   const r = await fetch("/api/tables", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
   const data = await r.json();
   if (!r.ok) { setError(data.error === "bad-rules" ? friendlyRulesError(data.message || "", meta) : data.error === "storage-fault" ? t("web.err.storage-fault") : t("web.error", { message: data.message || r.statusText })); return; }
-  keepSettings(body);
+  keepSettings(body, clock);
   const mine = body.seats.findIndex((s) => s.kind === "friend");
   if (mine >= 0) {
     localStorage.setItem("rs.name", body.seats[mine].name || "");
@@ -130,7 +132,7 @@ export function Lobby({ lang }) {
     if (busy) return;
     setBusy(true);
     const fail = (text) => setError(text && { text, where });
-    try { await createTable(body, meta, fail); } catch (e) { fail(t("web.error", { message: e.message })); } finally { setBusy(false); }
+    try { await createTable(body, meta, fail, clockChoice === undefined ? null : clockChoice); } catch (e) { fail(t("web.error", { message: e.message })); } finally { setBusy(false); }
   };
   const create = () => {
     const body = bodyOf(seats);
