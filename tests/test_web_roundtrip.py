@@ -31,6 +31,10 @@ from ristiseiska.web.app import build_config, handle  # noqa: E402
 from ristiseiska.web.tables import ActionError, Conn, LiveTable, Tables, record_of  # noqa: E402
 
 PRESETS = preset_names()
+# What is compared is what the database holds, not whether a commit waited for the disk's
+# fsync (tests/test_web_storage.py covers the durability modes): "crash" keeps every commit
+# but lets the tests run without an fsync per move.
+DURABILITY = "crash"
 
 # House-rule families: the options that change what a move's text must carry (rows, ends,
 # jokers' cards, deck marks) or how a turn goes, on top of any preset.
@@ -97,7 +101,7 @@ async def _play(url: str, options: dict[str, Any], name: str, k: int, seed: int,
                                "seats": [{"kind": "friend", "name": f"P{i}"} for i in range(n)]})
     except ActionError:
         return -1
-    store = Store(url)
+    store = Store(url, durability=DURABILITY)
     await store.init()
     tables = Tables(store, 0.0, seed_source=lambda: seed)
     t = await tables.create(config)
@@ -135,7 +139,7 @@ async def _play(url: str, options: dict[str, Any], name: str, k: int, seed: int,
             assert reply["move"] == move, (reply, move)
             played += 1
             if played % every == 0 or t.match.is_over() or (t.game and t.game.is_over()):
-                fresh = Store(url)
+                fresh = Store(url, durability=DURABILITY)
                 try:
                     rebuilt = await Tables(fresh, 0.0).get(tid)
                     assert _state(rebuilt) == _state(t)
@@ -188,7 +192,7 @@ def test_a_second_deck_move_is_stored_with_its_deck_mark(tmp_path: Any) -> None:
 
     async def go() -> None:
         for seed in range(40):
-            store = Store(url)
+            store = Store(url, durability=DURABILITY)
             await store.init()
             tables = Tables(store, 0.0, seed_source=lambda s=seed: s)
             config = build_config({"preset": "kaksi-erilaista-pakkaa",
@@ -217,7 +221,7 @@ def test_a_second_deck_move_is_stored_with_its_deck_mark(tmp_path: Any) -> None:
             await store.close()
             if marked is None:
                 continue
-            fresh = Store(url)
+            fresh = Store(url, durability=DURABILITY)
             try:
                 rebuilt = await Tables(fresh, 0.0).get(t.id)  # was 400 broken-table
                 assert rebuilt.game is not None
