@@ -6,9 +6,10 @@ font draws what it has and this one fills in whatever it lacks: no empty boxes o
 without a symbol font. Icons that are not text (the clock, plus, menu, download, note) are
 inline SVG in ``static/ui/icons.js`` instead.
 
-A development tool (fontTools, not a product dependency): after adding a symbol to a page or a
-catalog, add it to :data:`CHARS` and run ``python -m ristiseiska.web.glyphs``;
-tests/test_web_glyphs.py checks that every such character is in :data:`CHARS` and in the font.
+After adding a symbol to a page or a catalog, add it to :data:`CHARS` and rebuild the font with
+``python tools/build_glyph_font.py`` (a maintainer's tool: it needs fontTools, which the game
+itself does not); tests/test_web_glyphs.py checks that every such character is in
+:data:`CHARS` and in the font.
 """
 
 from __future__ import annotations
@@ -34,27 +35,3 @@ def used_chars(root: Path | None = None) -> dict[str, set[str]]:
             if ord(ch) > 0xFF:
                 out.setdefault(ch, set()).add(str(p.relative_to(pkg)))
     return out
-
-
-def build(source: str = SOURCE, target: Path = FONT) -> int:
-    from fontTools import subset  # type: ignore[import-untyped]
-
-    options = subset.Options()
-    options.flavor = "woff"  # zlib: needs no brotli
-    options.layout_features = []
-    options.name_IDs = [0, 1, 2, 13, 14]  # copyright, family, style, licence and its address
-    options.notdef_outline = True
-    font = subset.load_font(source, options)
-    sub = subset.Subsetter(options)
-    sub.populate(unicodes=[ord(c) for c in CHARS])
-    sub.subset(font)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    subset.save_font(font, str(target), options)
-    return target.stat().st_size
-
-
-if __name__ == "__main__":
-    missing = sorted(set(used_chars()) - set(CHARS))
-    if missing:
-        raise SystemExit(f"add to CHARS first: {''.join(missing)}")
-    print(FONT, build(), "bytes")
