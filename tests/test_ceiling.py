@@ -277,7 +277,7 @@ def test_the_command_in_finnish(tmp_path):
     (("--preset", "no-such"), "no-such"),
     (("--players", "1"), "players"),
     (("--start", "-1"), "--start must be at least 0"),
-    (("--json", "/no/such/dir/c.json"), "cannot write /no/such/dir/c.json"),
+    (("--json", "/no/such/dir/c.json"), "--json /no/such/dir/c.json: cannot write it"),
 ])
 def test_the_command_refuses_bad_input_clearly(args, words, tmp_path):
     p = _cli(*args, tmp=tmp_path)

@@ -152,11 +152,16 @@ def test_a_takeover_does_not_wait_for_a_paused_owner_inside_its_transaction(pg_u
     asyncio.run(go())
 
 
-def test_a_new_owner_knows_the_acknowledged_move_ids_and_the_old_one_stops(pg_url: str) -> None:
-    """Two server processes (two apps) on one database: the second takes a table over. A move
-    sent again with its id gets its ack again and is not played twice; the first process's
-    socket is told ``moved`` at its next move, which is not stored."""
+def test_a_new_owner_knows_the_acknowledged_move_ids_and_the_old_one_stops(
+        pg_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two server processes (two apps) on one database: the second takes a table over (a
+    seated player joins there once the first's claim has held). A move sent again with its id
+    gets its ack again and is not played twice; the first process's socket is told ``moved``
+    at its next move, which is not stored."""
+    from ristiseiska.web import tables as tables_mod
     from test_web import TestClient, claim, create_app, joined, live, new_table, recv_until
+
+    monkeypatch.setattr(tables_mod, "HOLD", 0.0)
 
     with TestClient(create_app(pg_url, bot_delay=0.0)) as a, \
             TestClient(create_app(pg_url, bot_delay=0.0)) as b:
@@ -172,9 +177,9 @@ def test_a_new_owner_knows_the_acknowledged_move_ids_and_the_old_one_stops(pg_ur
             assert recv_until(ws[mover], lambda m: m["type"] == "ack")["move"] == first
             second = recv_until(ws[other], lambda m: m["type"] == "state"
                                 and m["view"]["to_move"] == other)["view"]["legal_moves"][0]
-            assert b.get(f"/api/tables/{tid}").status_code == 200  # b takes it over
+            assert b.get(f"/api/tables/{tid}").status_code == 200  # a read: b follows
             with b.websocket_connect(f"/ws/{tid}") as wb:
-                joined(wb, mover, tokens[mover])
+                joined(wb, mover, tokens[mover])  # a seated player: b takes it over
                 wb.send_json({"type": "move", "move": first, "id": "m1"})
                 ack = recv_until(wb, lambda m: m["type"] in ("ack", "error"))
                 assert ack == {"type": "ack", "move": first, "id": "m1"}

@@ -492,7 +492,7 @@ def test_rules_command_reads_a_toml_file(tmp_path, capsys):
 @pytest.mark.parametrize("argv, message", [
     (["rules", "--preset", "nope"], "unknown preset 'nope'"),
     (["rules", "--lang", "de"], "unknown language 'de'"),
-    (["rules", "--rules", "/nonexistent/x.toml"], "cannot read rules file"),
+    (["rules", "--rules", "/nonexistent/x.toml"], "--rules /nonexistent/x.toml: cannot read it"),
 ])
 def test_rules_command_errors(argv, message, capsys):
     assert main(argv) == 2

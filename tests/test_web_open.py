@@ -61,6 +61,24 @@ def test_open_option_is_validated_and_stored(db: str) -> None:
         assert ids(client) == [opened]
 
 
+def test_a_table_with_a_chosen_seed_is_never_listed(db: str) -> None:
+    """Strangers would sit down to deals whose seed the creator chose: refused, nothing made;
+    the page shows the reason from the catalogs."""
+    from ristiseiska import i18n
+
+    practice = [{"kind": "friend", "name": "Aino"}, {"kind": "bot", "bot": "basic"}]
+    with TestClient(app_for(db)) as client:
+        r = client.post("/api/tables", json={"seats": practice, "seed": 5, "open": True})
+        assert r.status_code == 400 and r.json()["error"] == "seed-open", r.text
+        assert "seed" in r.json()["message"]
+        assert client.app.state.tables.live == {} and listed(client) == []
+        make(client, practice, seed=5)  # the seed alone, or the listing alone, is fine
+        opened = make(client, practice, open=True)
+        assert ids(client) == [opened]
+    fi, en = (i18n.t("web.err.seed-open", lang) for lang in ("fi", "en"))
+    assert "siemen" in fi and "seed" in en and fi != en
+
+
 def test_listing_shows_open_tables_with_free_seats_and_never_a_secret(db: str) -> None:
     with TestClient(app_for(db)) as client:
         tokens: list[str] = []

@@ -10,7 +10,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from ristiseiska.web.rematch import rematch_id
-from test_web import app_for, claim, current, joined  # noqa: E402
+from test_web import app_for, claim, current, joined, recv_until  # noqa: E402
 
 SEATS = [{"kind": "friend", "name": "Aino"}, {"kind": "bot", "bot": "basic"},
          {"kind": "friend", "name": "Bea"}, {"kind": "bot", "bot": "random"}]
@@ -93,3 +93,32 @@ def test_rematch_seats_the_same_players_at_a_new_table(db: str) -> None:
         r = ask(client, tid, 2, tokens[2])
         assert r.status_code == 409 and r.json()["url"] == f"/t/{new_id}"
         assert client.get(f"/api/tables/{new_id}").json()["seats"][0]["taken"]
+
+
+def test_a_host_who_starts_the_rematch_at_once_keeps_the_friend_s_seat(db: str) -> None:
+    """docs/web.md, *Rematch*: a kept seat stays its player's. The host starts at once (a bot
+    stands in); the friend's own *Join the rematch* still seats them, and their join sends the
+    stand-in away. Nobody else can take the seat, before or after the start."""
+    with TestClient(app_for(db)) as client:
+        tid, tokens = one_deal_match(client)
+        play_out(client, tid, tokens)
+        r = ask(client, tid, 0, tokens[0])
+        assert r.status_code == 201, r.text
+        new_id, host_token = r.json()["id"], r.json()["token"]
+        with client.websocket_connect(f"/ws/{new_id}") as ws:
+            joined(ws, 0, host_token)
+            ws.send_json({"type": "start"})
+            recv_until(ws, lambda m: m["type"] == "state" and bool(m.get("table"))
+                       and not m["table"]["waiting"])
+        info = client.get(f"/api/tables/{new_id}").json()
+        assert not info["waiting"]
+        stranger = client.post(f"/api/tables/{new_id}/seats/2", json={"name": "Vieras"})
+        assert stranger.status_code == 409 and stranger.json()["error"] == "seat-reserved"
+        r = ask(client, tid, 2, tokens[2])
+        assert r.status_code == 201, r.text
+        assert r.json()["id"] == new_id and r.json()["seat"] == 2
+        with client.websocket_connect(f"/ws/{new_id}") as ws:
+            st = joined(ws, 2, r.json()["token"])
+            assert st["view"] is not None and st["view"]["hand"] is not None
+            seat = st["table"]["seats"][2]
+            assert not seat.get("standin"), seat

@@ -49,7 +49,10 @@ def _load(path: str, k: int) -> dict[str, Any]:
 
     count = 0
     try:
-        source = read_records(sys.stdin.buffer) if path == "-" else read_records(path)
+        from .common import input_lines
+
+        source = (read_records(sys.stdin.buffer) if path == "-"
+                  else read_records(input_lines(path, "")))
         for line_no, rec in source:
             count += 1
             if count == k:
@@ -65,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
     from ristiseiska.analysis import AnalysisError, Budget, analyze_record
     from ristiseiska.analysis.text import describe
 
-    from .common import CliError
+    from .common import CliError, check_output
 
     if args.deal < 1:
         raise CliError(f"--deal counts from 1, not {args.deal}")
@@ -73,6 +76,8 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"--worlds must be at least 4, not {args.worlds}")
     if args.plot and not args.plot.lower().endswith(".png"):
         raise CliError(f"--plot writes a PNG image: give a file name ending in .png, not {args.plot!r}")
+    if args.plot:  # before the analysis, not after it
+        check_output(args.plot, "--plot")
     rec = _load(args.file, args.deal)
     n = len(rec.get("players") or []) if isinstance(rec.get("players"), list) else 0
     if args.all_seats:

@@ -84,6 +84,9 @@ def run(args: argparse.Namespace) -> int:
     done = _read_resume(args.resume, rules, args.players, args.seed) if args.resume else {}
     out = None
     if args.json:
+        from ristiseiska.commands.common import check_output
+
+        check_output(args.json, "--json")  # (a file opens, yet refuses every write)
         try:
             out = open(args.json, "w", encoding="utf-8")
         except OSError as e:
@@ -177,11 +180,12 @@ def _read_resume(path: str, rules: Any, players: int, seed: int) -> dict[int, An
 
     if not os.path.exists(path):
         return {}
+    from ristiseiska.commands.common import input_lines
+
     try:
-        with open(path, encoding="utf-8") as f:
-            lines = f.read().splitlines()
-    except (OSError, UnicodeDecodeError) as e:
-        raise CliError(f"cannot read {path}: {getattr(e, 'strerror', None) or e}") from None
+        lines = [raw.decode("utf-8") for raw in input_lines(path, "--resume")]
+    except UnicodeDecodeError as e:
+        raise CliError(f"--resume {path}: not UTF-8 text ({e})") from None
     done = {}
     want = (rules.to_dict(), players, seed)
     for k, line in enumerate(lines, 1):

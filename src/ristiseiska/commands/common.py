@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+import os
+import stat
+from collections.abc import Iterator
+from typing import IO, Any
 
 from ristiseiska.i18n import LANGS, t
 
@@ -13,6 +16,83 @@ class CliError(Exception):
     status 2)."""
 
 
+# Input files are read with a bound (a rules file, --paired figures) or line by line with a
+# bound on each line (records, puzzles, a ceiling log): ``--rules /dev/zero`` is one line of
+# error, never a MemoryError after filling the memory.
+MAX_FILE = 10 * 1024 * 1024
+MAX_LINE = 10 * 1024 * 1024
+
+
+def _megabytes(n: int) -> str:
+    return f"{n // (1024 * 1024)} MB"
+
+
+def open_input(path: str, option: str) -> IO[bytes]:
+    """``path`` opened for reading in binary, if it is a regular file or a pipe (raises
+    ``CliError`` naming ``option``: ``--rules /dev/zero: not a regular file``)."""
+    label = f"{option} {path}".strip()
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as e:
+        raise CliError(f"{label}: cannot read it ({e.strerror or e})") from None
+    if stat.S_ISDIR(mode):
+        raise CliError(f"{label}: a directory, not a file")
+    if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode)):
+        raise CliError(f"{label}: not a regular file")
+    try:
+        return open(path, "rb")  # noqa: SIM115 - the caller closes it
+    except OSError as e:
+        raise CliError(f"{label}: cannot read it ({e.strerror or e})") from None
+
+
+def read_input(path: str, option: str, limit: int = MAX_FILE) -> bytes:
+    """The whole of a small input file, at most ``limit`` bytes (else ``CliError``:
+    ``--rules big.toml: larger than 10 MB``)."""
+    with open_input(path, option) as f:
+        try:
+            data = f.read(limit + 1)
+        except OSError as e:
+            raise CliError(f"{option} {path}: cannot read it ({e.strerror or e})") from None
+    if len(data) > limit:
+        raise CliError(f"{option} {path}: larger than {_megabytes(limit)}".lstrip())
+    return data
+
+
+def input_lines(path: str, option: str, limit: int = MAX_LINE) -> Iterator[bytes]:
+    """The lines of an input file, each at most ``limit`` bytes (else ``CliError``:
+    ``replay /dev/zero: not a regular file``, ``… line 3 is longer than 10 MB``)."""
+    with open_input(path, option) as f:
+        for no, line in enumerate(iter(lambda: f.readline(limit + 1), b""), 1):
+            if len(line) > limit:
+                raise CliError(f"{option} {path}: line {no} is longer than "
+                               f"{_megabytes(limit)}".lstrip())
+            yield line
+
+
+def check_output(path: str, option: str) -> None:
+    """Make sure an output file can be written before the work starts (raises ``CliError``
+    naming ``option``: ``--json /proc/self/mem: cannot write it (Invalid argument)``). An
+    existing file is opened for appending (nothing is changed); a new one is made and removed
+    again. ``-`` (standard output) passes."""
+    if path == "-":
+        return
+    label = f"{option} {path}"
+    if os.path.isdir(path):
+        raise CliError(f"{label}: a directory, not a file")
+    parent = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(parent):
+        raise CliError(f"{label}: cannot write it: folder {parent} does not exist")
+    try:
+        if os.path.lexists(path):
+            with open(path, "ab"):
+                pass
+        else:
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
+            os.unlink(path)
+    except OSError as e:
+        raise CliError(f"{label}: cannot write it ({e.strerror or e})") from None
+
+
 def load_rules(preset_name: str | None, rules_file: str | None) -> Any:
     """The rules from ``--preset`` and ``--rules`` (raises ``CliError``)."""
     from ristiseiska.rules import RulesError, load_rules_toml, parse_toml, preset
@@ -20,12 +100,9 @@ def load_rules(preset_name: str | None, rules_file: str | None) -> Any:
     try:
         if rules_file is None:
             return preset(preset_name or "ristiseiska")
+        raw = read_input(rules_file, "--rules")
         try:
-            with open(rules_file, "rb") as f:
-                raw = f.read()
             text = raw.decode("utf-8")
-        except OSError as e:
-            raise CliError(f"cannot read rules file {rules_file}: {e.strerror or e}") from None
         except UnicodeDecodeError:
             raise CliError(f"rules file {rules_file} is not UTF-8 text") from None
         if preset_name is not None:

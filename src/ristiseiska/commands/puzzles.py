@@ -10,7 +10,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from typing import Any
 
@@ -94,13 +93,11 @@ def _progress(label: str) -> Any:
 
 
 def _open_out(path: str) -> Any:
-    from .common import CliError
+    from .common import CliError, check_output
 
     if path == "-":
         return sys.stdout
-    folder = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(folder):
-        raise CliError(f"cannot write {path}: folder {folder} does not exist")
+    check_output(path, "--out")  # (a file opens, yet refuses every write)
     try:
         return open(path, "w", encoding="utf-8")
     except OSError as e:
@@ -198,7 +195,7 @@ def _export(args: argparse.Namespace) -> int:
 def _check(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
-    from ristiseiska.puzzles import CHECK, PuzzleError, read_puzzles
+    from ristiseiska.puzzles import CHECK, PuzzleError
 
     from .common import CliError
 
@@ -209,8 +206,12 @@ def _check(args: argparse.Namespace) -> int:
     if not 1 <= args.jobs <= MAX_JOBS:
         raise CliError(f"--jobs must be from 1 to {MAX_JOBS}, not {args.jobs}")
     budget = CHECK if args.worlds is None else replace(CHECK, worlds=args.worlds)
+    from ristiseiska.puzzles import parse_lines
+
+    from .common import input_lines
+
     try:
-        items = read_puzzles(args.file)
+        items = parse_lines(input_lines(args.file, ""), args.file)
     except PuzzleError as e:
         raise CliError(str(e)) from None
     bad = []
@@ -249,12 +250,12 @@ def _checks(items: list[dict[str, Any]], budget: Any, seed: int, jobs: int) -> A
 
 
 def _train(args: argparse.Namespace) -> int:
-    from ristiseiska.puzzles import PuzzleError, read_puzzles, shipped
+    from ristiseiska.puzzles import PuzzleError, parse_lines, shipped
 
-    from .common import CliError
+    from .common import CliError, input_lines
 
     try:
-        items = read_puzzles(args.file) if args.file else shipped()
+        items = parse_lines(input_lines(args.file, "--file"), args.file) if args.file else shipped()
     except PuzzleError as e:
         raise CliError(str(e)) from None
     if args.preset is not None:

@@ -38,11 +38,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _lines(path: str) -> Iterator[tuple[int, dict[str, Any] | str]]:
+    from ristiseiska.commands.common import input_lines
     from ristiseiska.record import read_records
 
     if path == "-":
         return read_records(sys.stdin.buffer)
-    return read_records(path)
+    return read_records(input_lines(path, ""))  # (bounded: a record line is small)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -89,9 +90,10 @@ def _check(files: list[str], verify_seed: bool, commitment: str | None = None,
                     bad += 1
                     for one in problems:
                         print(f"{path}:{line_no}: {one}")
-        except OSError as e:
+        except (OSError, CliError) as e:  # (CliError: not a file, or a line past the bound)
             unreadable = True
-            print(f"ristiseiska: cannot read {path}: {e.strerror or e}", file=sys.stderr)
+            why = str(e) if isinstance(e, CliError) else f"cannot read {path}: {e.strerror or e}"
+            print(f"ristiseiska: {why}", file=sys.stderr)
             vouch.end_file(path)
             continue
         for one in vouch.end_file(path):

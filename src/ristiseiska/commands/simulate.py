@@ -137,6 +137,9 @@ def run(args: argparse.Namespace) -> int:
         warm_kernel(lang=args.lang)
     out = None
     if args.records:
+        from ristiseiska.commands.common import check_output
+
+        check_output(args.records, "--records")  # (a file opens, yet refuses every write)
         try:
             out = open(args.records, "w", encoding="utf-8", newline="\n")
         except OSError as e:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 from typing import Any
 
 from ristiseiska.i18n import LANGS, decimal_sep, t
@@ -82,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
     )
     from rich.table import Table
 
-    from ristiseiska.commands.common import CliError
+    from ristiseiska.commands.common import CliError, check_output
     from ristiseiska.tournament import (
         TournamentError,
         check_setup,
@@ -104,13 +103,11 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"--move-limit must be a positive number of seconds, not {args.move_limit}")
     if args.workers is not None and args.workers < 1:
         raise CliError(f"--workers must be at least 1, not {args.workers}")
-    for path in (args.json, args.plot):
-        if path:
-            parent = os.path.dirname(os.path.abspath(path))
-            if not os.path.isdir(parent):
-                raise CliError(f"cannot write {path}: folder {parent} does not exist")
     if args.plot and not args.plot.lower().endswith((".png", ".svg", ".pdf")):
         raise CliError(f"--plot {args.plot}: use a .png, .svg or .pdf file name")
+    for option, path in (("--json", args.json), ("--plot", args.plot)):
+        if path:  # before the games, not after them
+            check_output(path, option)
     earlier = _read_paired(args.paired) if args.paired else None
     if earlier is not None:
         try:  # before playing: a mismatch found after an hour's run would waste the hour
@@ -203,15 +200,13 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _read_paired(path: str) -> dict[str, Any]:
-    from ristiseiska.commands.common import CliError
+    from ristiseiska.commands.common import CliError, read_input
     from ristiseiska.tournament import TournamentError, check_figures
 
+    raw = read_input(path, "--paired")
     try:
-        with open(path, encoding="utf-8") as fh:
-            data = json.load(fh)
-    except OSError as e:
-        raise CliError(f"--paired {path}: cannot read it ({e.strerror or e})") from None
-    except (ValueError, UnicodeDecodeError) as e:
+        data = json.loads(raw.decode("utf-8"))
+    except (ValueError, UnicodeDecodeError, RecursionError) as e:
         raise CliError(f"--paired {path}: not a JSON file ({e})") from None
     try:
         check_figures(data, "earlier")

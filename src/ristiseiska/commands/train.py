@@ -78,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from ristiseiska.commands.common import CliError
+    from ristiseiska.commands.common import CliError, check_output
     from ristiseiska.learn import dmc
     from ristiseiska.learn.features import supported
     from ristiseiska.rl.train import single_thread_blas
@@ -115,6 +115,7 @@ def run(args: argparse.Namespace) -> int:
     out_dir = os.path.dirname(os.path.abspath(args.out))
     if not os.path.isdir(out_dir):
         raise CliError(f"the folder of --out does not exist: {out_dir}")
+    check_output(args.out, "--out")  # before the training, not after it
     single_thread_blas()
 
     console = Console(stderr=True)

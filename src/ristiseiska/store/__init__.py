@@ -30,6 +30,7 @@ import concurrent.futures
 import contextlib
 import json
 import logging
+import math
 import os
 import secrets
 import socket
@@ -40,7 +41,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import delete, event, func, select, update
+from sqlalchemy import delete, event, func, or_, select, update
 from sqlalchemy.dialects import postgresql
 from sqlalchemy.dialects import sqlite as sqlite_dialect
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
@@ -64,6 +65,7 @@ from .schema import ForcedRow as ForcedRow
 from .schema import MoveRow as MoveRow
 from .schema import OpenRow as OpenRow
 from .schema import OwnerRow as OwnerRow
+from .schema import ProcessRow as ProcessRow
 from .schema import RateRow as RateRow
 from .schema import SeatRow as SeatRow
 from .schema import StoredTable as StoredTable
@@ -332,22 +334,53 @@ class Store(FileWatch, MoveWriter):
             s.add(DealRow(table_id=table_id, deal=deal, started=time.time()))
 
     # -- owners (several processes or machines; docs/hosting.md) ----------------------------
-    async def take(self, table_id: str) -> int:
+    async def take(self, table_id: str, hold: float | None = None,
+                   lease: float | None = None, lapsed: bool = False) -> int | None:
         """Make this process the table's owner: one atomic upsert that raises the fencing
         number by one (1 for a table nobody owned). Every write of the previous owner that
-        committed before it is seen by a load after it; every later one is refused."""
+        committed before it is seen by a load after it; every later one is refused.
+
+        With ``hold`` (seconds) another live process's claim is respected: the table is taken
+        only if nobody owns it, this process does, the claim is at least ``hold`` seconds old,
+        or its owner's heartbeat (:meth:`beat`) is older than ``lease`` seconds; else nothing
+        changes and the answer is None. ``lapsed``: this claim holds nothing against a writer
+        elsewhere (a new table, made by whichever process the request reached)."""
         dialect = postgresql if self.engine.dialect.name == "postgresql" else sqlite_dialect
         now = time.time()
         stmt = dialect.insert(OwnerRow).values(table_id=table_id, owner=self.owner_id,
-                                               epoch=1, taken=now)
+                                               epoch=1, taken=0.0 if lapsed else now)
+        where = None
+        if hold is not None:  # (math.inf: only a dead owner's table is taken)
+            alive = (select(ProcessRow.owner).where(ProcessRow.owner == OwnerRow.owner)
+                     .where(ProcessRow.beat >= now - (lease if lease is not None else hold)))
+            held = [] if math.isinf(hold) else [OwnerRow.taken <= now - hold]
+            where = or_(OwnerRow.owner == self.owner_id, ~alive.exists(), *held)
         stmt = stmt.on_conflict_do_update(
             index_elements=["table_id"],
-            set_={"owner": self.owner_id, "epoch": OwnerRow.epoch + 1, "taken": now}
+            set_={"owner": self.owner_id, "epoch": OwnerRow.epoch + 1, "taken": now},
+            where=where,
         ).returning(OwnerRow.epoch)
         async with self._write(), self.engine.begin() as conn:
             if self.engine.dialect.name == "postgresql":  # never wait for ever on a lock
                 await conn.exec_driver_sql("SET LOCAL lock_timeout = '10s'")
-            return int((await conn.execute(stmt)).scalar_one())
+            got = (await conn.execute(stmt)).scalar_one_or_none()
+            if got is not None:  # an owner is alive from its first claim on
+                await conn.execute(self._beat_stmt(now))
+        return None if got is None else int(got)
+
+    def _beat_stmt(self, now: float) -> Any:
+        dialect = postgresql if self.engine.dialect.name == "postgresql" else sqlite_dialect
+        stmt = dialect.insert(ProcessRow).values(owner=self.owner_id, beat=now)
+        return stmt.on_conflict_do_update(index_elements=["owner"], set_={"beat": now})
+
+    async def beat(self, alive: bool = True) -> None:
+        """Say that this process is alive (its claims on tables hold; see :meth:`take`), or,
+        stopping, that it is gone (other processes take its tables at once)."""
+        async with self._write(), self.engine.begin() as conn:
+            if alive:
+                await conn.execute(self._beat_stmt(time.time()))
+            else:
+                await conn.execute(delete(ProcessRow).where(ProcessRow.owner == self.owner_id))
 
     async def owners(self, table_ids: list[str]) -> dict[str, int]:
         """The current fencing number of each of ``table_ids`` that has an owner."""

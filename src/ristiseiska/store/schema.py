@@ -88,6 +88,16 @@ class OwnerRow(Base):
     taken: Mapped[float] = mapped_column()  # Unix time of the takeover
 
 
+class ProcessRow(Base):
+    """A server process's heartbeat (docs/hosting.md, *Who owns a table*): ``owner`` as in
+    :class:`OwnerRow`, ``beat`` the Unix time it last said it was alive. A table whose owner
+    has not beaten for the lease may be taken over at once."""
+
+    __tablename__ = "rs_process"
+    owner: Mapped[str] = mapped_column(String(128), primary_key=True)
+    beat: Mapped[float] = mapped_column()
+
+
 class RateRow(Base):
     """A per-address token bucket every server process shares (``serve --processes``, several
     machines): ``key`` is the limit and the client address."""

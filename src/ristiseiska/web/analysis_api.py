@@ -106,7 +106,7 @@ async def analysis(table_id: str, deal: int, request: Request) -> Response:
     if not isinstance(data, dict):
         return _error("bad-request", "send a JSON object with the seat", 400)
     try:
-        t = await request.app.state.tables.get(table_id)
+        t = await request.app.state.tables.get(table_id, own=False)
     except ActionError as e:
         return _error(e.code, e.message, 404 if e.code == "no-table" else 400)
     games = dict(finished(t))

@@ -106,6 +106,8 @@ _STATUS = {"no-table": 404, "store": 503, "storage-fault": 503, "server-full": 4
 def _err(e: ActionError, status: int = 400) -> JSONResponse:
     status = _STATUS.get(e.code, status)
     headers = {"Retry-After": "60"} if status in (429, 503) else None
+    if e.code == "moved":  # another process holds the table for a few seconds more
+        status, headers = 503, {"Retry-After": "5"}
     return JSONResponse({"error": e.code, "message": e.message}, status_code=status,
                         headers=headers)
 
@@ -211,9 +213,14 @@ def build_config(data: Any, max_match_deals: int = 100) -> dict[str, Any]:
         Game(rules, len(clean), seed=0)
     except (SetupError, RulesError) as e:
         raise ActionError("bad-rules", str(e)) from e
+    listed = open_tables.option(data)
+    if seed is not None and listed["open"]:
+        # strangers would sit down to deals their creator knows (docs/web.md, *Open tables*)
+        raise ActionError("seed-open", "a table with a chosen seed cannot be listed open: "
+                          "leave the seed out, or keep the table to yourself")
     return {"preset": name if rules == preset(name) else None, "base": name,
             "rules": rules.to_dict(), "seats": clean, "seed": seed,
-            **open_tables.option(data),
+            **listed,
             **chat.option(data),  # issue 20: free text at the table (web/chat.py)
             **clock_option(data, ActionError),
             **forced_option(data, ActionError),  # issue 52 (web/forced.py)
@@ -373,7 +380,7 @@ def create_app(database_url: str | None = None, bot_delay: float = 0.8,
     @app.get("/api/tables/{table_id}")
     async def get_table(table_id: str) -> Response:
         try:
-            t = await tables().get(table_id)
+            t = await tables().get(table_id, own=False)
         except ActionError as e:
             return _err(e)
         return JSONResponse(t.public_info())
@@ -383,10 +390,12 @@ def create_app(database_url: str | None = None, bot_delay: float = 0.8,
     @app.get("/api/tables/{table_id}/here")
     async def here(table_id: str) -> Response:
         """The page asks this before it connects again (issue 46): any answer says that this
-        process is alive, at once; the table is taken over and loaded meanwhile (the socket
-        that follows waits for that). nginx gives up on a process that does not answer it."""
+        process is alive, at once; the table is loaded meanwhile (the socket that follows
+        waits for that; taken over only from a dead owner, as any read: the player's join
+        takes it). nginx gives up on a process that does not answer it."""
         if table_id not in tables().live:
-            task = asyncio.get_running_loop().create_task(_quietly(tables().get(table_id)))
+            task = asyncio.get_running_loop().create_task(
+                _quietly(tables().get(table_id, own=False)))
             loading.add(task)
             task.add_done_callback(loading.discard)
         return Response(status_code=204, headers={"Cache-Control": "no-store"})
@@ -408,7 +417,7 @@ def create_app(database_url: str | None = None, bot_delay: float = 0.8,
     @app.get("/api/tables/{table_id}/rules")
     async def rules_text(table_id: str, lang: str = Query("fi", max_length=8)) -> Response:
         try:
-            t = await tables().get(table_id)
+            t = await tables().get(table_id, own=False)
         except ActionError as e:
             return _err(e)
         lang = i18n.norm_lang(lang)
@@ -424,7 +433,7 @@ def create_app(database_url: str | None = None, bot_delay: float = 0.8,
     @app.get("/api/tables/{table_id}/record")
     async def record(table_id: str, deal: int | None = None) -> Response:
         try:
-            t = await tables().get(table_id)
+            t = await tables().get(table_id, own=False)
         except ActionError as e:
             return _err(e)
         games = finished(t)
@@ -444,7 +453,7 @@ def create_app(database_url: str | None = None, bot_delay: float = 0.8,
     @app.get("/api/tables/{table_id}/deals/{deal}/replay")
     async def replay(table_id: str, deal: int, lang: str = "fi") -> Response:
         try:
-            t = await tables().get(table_id)
+            t = await tables().get(table_id, own=False)
         except ActionError as e:
             return _err(e)
         games = dict(finished(t))
@@ -458,8 +467,8 @@ def create_app(database_url: str | None = None, bot_delay: float = 0.8,
         await websocket.accept()
         conn = Conn(addr=websocket.scope.get("client_addr", ""))
         for attempt in range(3):
-            try:
-                t = await tables().get(table_id)
+            try:  # a spectator never moves the table; a seated player's join may (handle)
+                t = await tables().get(table_id, own=False)
                 await t.attach(conn)
                 break
             except ActionError as e:
@@ -561,6 +570,9 @@ async def handle(t: LiveTable, conn: Conn, text: str, lim: Limits | None = None)
         if "seat" in msg and kind != "join" and msg["seat"] != conn.seat:
             raise ActionError("not-your-seat", "you can only act for your own seat")
         if kind == "join":
+            if t.follower and t.on_claim is not None:  # a seated player: this process takes
+                t.check_token(msg.get("seat"), msg.get("token"))  # the table, if it may
+                await t.on_claim(t)
             await t.join(conn, msg.get("seat"), msg.get("token"))
         elif kind == "move":
             played = await t.play(conn.seat, msg.get("move"), msg.get("id"))

@@ -50,6 +50,7 @@ class BotDriver:
         metrics: Metrics
         bot_delay: float
         closed: bool
+        follower: bool
         started: bool
         store_failures: int
         _bot_task: asyncio.Task[None] | None
@@ -78,7 +79,7 @@ class BotDriver:
     # -- bots -------------------------------------------------------------------------------
     def kick(self) -> None:
         """Make sure the bot driver runs if a bot (or a bot-only table's next deal) is due."""
-        if self.closed:
+        if self.closed or self.follower:  # a follower copy: the owner's bots play
             return
         if self._bot_task is None or self._bot_task.done():
             self._bot_task = asyncio.get_running_loop().create_task(self._drive())

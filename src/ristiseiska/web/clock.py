@@ -146,7 +146,7 @@ class TurnClock:
     def turn(self) -> Key | None:
         """The decision the clock times now, if any."""
         t = self.t
-        if not self.enabled or t.closed or not t.started or not t.conns:
+        if not self.enabled or t.closed or t.follower or not t.started or not t.conns:
             return None
         g = t.game
         if g is None or g.is_over():

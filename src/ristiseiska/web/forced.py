@@ -77,7 +77,7 @@ class ForcedMoves:
     def due(self) -> Key | None:
         """The forced decision of a person the table shows now, if any."""
         t = self.t
-        if not self.enabled or t.closed or not t.started or not t.conns:
+        if not self.enabled or t.closed or t.follower or not t.started or not t.conns:
             return None
         g = t.game
         if g is None or forced_move(g) is None or not self._person(g.to_move):

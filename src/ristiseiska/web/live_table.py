@@ -15,7 +15,7 @@ import logging
 import random
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ..bots.pool import BotPool
@@ -98,6 +98,12 @@ class LiveTable(Seating, TableViews, BotDriver):
         self.epoch: int | None = None
         self.owner_checked = 0.0
         self.on_lost: Callable[[LiveTable], None] | None = None
+        # A follower copy: read from the store while another live process owns the table
+        # (docs/hosting.md, *Who owns a table*). It serves reads and spectators, runs no bot
+        # and no clock, and its fencing number 0 (no owner has it) makes any write refused.
+        # ``on_claim`` asks the process to take the table over for a seated player.
+        self.follower = False
+        self.on_claim: Callable[[LiveTable], Awaitable[None]] | None = None
 
     # -- building ---------------------------------------------------------------------------
     @classmethod
@@ -135,6 +141,55 @@ class LiveTable(Seating, TableViews, BotDriver):
                 if len(acked) > MAX_MOVE_IDS:
                     acked.popitem(last=False)
         return t
+
+    def follow(self, st: StoredTable) -> bool:
+        """Catch this copy up with what the owner stored since (a follower, or one about to
+        be owned: every stored move is then seen). The caller holds the lock. Returns whether
+        anything changed; raises ``ValueError`` if the stored table is not a continuation of
+        this copy (the caller loads it afresh)."""
+        changed = False
+        for seat, name in st.seat_names.items():
+            s = self.seats[seat]
+            stored = st.token_hashes.get(seat)
+            token_hash, _, device_hash = (stored or "").partition(DEVICE_SEP)
+            now = (name, token_hash or None, device_hash or None)
+            if (s.name, s.token_hash, s.device_hash) != now:
+                s.name, s.token_hash, s.device_hash = now
+                changed = True
+        self.match.names = [s.name for s in self.seats]
+        if st.deals < len(self.games):
+            raise ValueError("the stored table has fewer deals than this copy")
+        for d in range(st.deals):
+            if d == len(self.games):
+                self.games.append(self.match.new_deal())
+                changed = True
+            g = self.games[d]
+            texts = st.moves.get(d, [])
+            if len(texts) < len(g.moves):
+                raise ValueError("the stored deal has fewer moves than this copy")
+            for text in texts[len(g.moves):]:
+                g.push(g.parse_move(text))
+                changed = True
+                if g.result is not None:
+                    self.match.add_result(g.result)
+        started = self.started or st.started or st.deals > 1 or bool(st.moves.get(0))
+        standins = {s for s in st.standins if 0 <= s < self.n and self.seats[s].kind == "friend"}
+        for i, s in enumerate(self.seats):
+            if s.kind == "friend" and s.standin != (i in standins):
+                s.standin = i in standins
+                changed = True
+        if started != self.started:
+            self.started, changed = started, True
+        self.forced.marks = {(int(d), int(p)) for d, p in getattr(st, "forced", [])}
+        for seat, mid, text in st.move_ids[-MAX_MOVE_IDS * self.n:]:
+            with contextlib.suppress(ValueError):
+                acked = self._acked.setdefault(seat, OrderedDict())
+                acked[json.loads(mid)] = text
+                if len(acked) > MAX_MOVE_IDS:
+                    acked.popitem(last=False)
+        if changed:
+            self._broadcast()
+        return changed
 
     @property
     def game(self) -> Game | None:

@@ -581,7 +581,7 @@ async def quick(request: Request) -> Response:
 async def quick_state(table_id: str, request: Request) -> Response:
     index: OpenIndex = request.app.state.open_index
     try:
-        t = await index.tables.get(table_id)
+        t = await index.tables.get(table_id, own=False)
     except ActionError as e:
         return _err(e)
     left = index.fill_in(t)

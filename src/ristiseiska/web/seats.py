@@ -157,10 +157,12 @@ class Seating:
         async with self.lock:
             if self.seats[seat].token_hash is not None:
                 raise ActionError("seat-taken", "somebody already sits there")
-            if self.started:
+            if self.started and not self._reserved(seat):
                 # Nobody sits down in a match whose cards someone has seen (issue 46): a host
                 # who started early and looked at a hand must not call friends in only when
-                # it is good. The bot keeps the seat to the end; the rematch has it free.
+                # it is good. The bot keeps the seat to the end; the rematch has it free. A
+                # seat a rematch keeps is its player's all the same (they were coming anyway,
+                # and nobody else can take it): the stand-in leaves when they join.
                 raise ActionError("started-without", "this match started without this seat's "
                                   "player: a bot plays it to the end. Watch, or sit down in the "
                                   "rematch")

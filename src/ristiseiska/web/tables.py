@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import gc
 import logging
+import math
 import secrets
 import time
 from collections.abc import Callable
@@ -55,6 +56,15 @@ GC_YOUNG = 50_000
 GC_OLDER = (50, 100)
 # Seconds between looks at which tables another process has taken over (docs/hosting.md).
 OWNER_CHECK = 1.0
+# Who owns a table (docs/hosting.md, *Who owns a table*): reading never moves a table another
+# live process owns; a seated player's connection (or a write) takes it over only once that
+# process's claim is HOLD seconds old, or at once if its heartbeat (every HEARTBEAT seconds)
+# is older than LEASE seconds.
+HOLD = 12.0
+LEASE = 6.0
+HEARTBEAT = 1.0
+ELSEWHERE = ("another server process holds this table for a few seconds more; reconnect "
+             "in a moment (nothing was changed here)")
 log = logging.getLogger("ristiseiska.web")
 
 
@@ -93,9 +103,12 @@ class Tables:
         for t in list(self.live.values()):
             t._error_all(err)
 
-    async def get(self, table_id: str) -> LiveTable:
+    async def get(self, table_id: str, own: bool = True) -> LiveTable:
+        """The live table. ``own``: this process is to write it (a seated player, a seat
+        claim), so it takes the table over if it may (:data:`HOLD`); else (a read, a
+        spectator) a table another live process owns is served from a follower copy."""
         t = self.live.get(table_id)
-        if t is not None and await self._current(t):
+        if t is not None and not t.follower and await self._current(t):
             t.last_active = time.monotonic()
             return t
         if not isinstance(table_id, str) or not 8 <= len(table_id) <= 64:
@@ -104,41 +117,117 @@ class Tables:
         users[0] += 1
         try:
             async with lock:
-                return await self._load(table_id)
+                t = await self._load(table_id, own)
+                t.last_active = time.monotonic()
+                return t
         finally:
             users[0] -= 1
             if not users[0]:
                 del self._loading[table_id]
 
-    async def _load(self, table_id: str) -> LiveTable:
+    async def claim_for(self, t: LiveTable) -> None:
+        """A seated player joined at follower copy ``t``: take the table over (in place: its
+        connections stay), or raise ``moved`` while another live process's claim holds."""
+        await self.get(t.id, own=True)
+        if t.follower or t.closed:  # loaded afresh meanwhile (it left memory)
+            raise ActionError("moved", ELSEWHERE)
+
+    async def _load(self, table_id: str, own: bool) -> LiveTable:
         """The table from memory or, once, from the store (the caller holds its load lock)."""
         t = self.live.get(table_id)
-        if t is None or t.closed:
-            self._make_room()
-            epoch = None
-            try:
-                if self.fencing:
-                    # take it over, then read it: every move its last owner stored is
-                    # seen, and none it tries to store from now on is
-                    epoch = await self.store.take(table_id)
-                st = await self.store.load(table_id)
-            except IntegrityError:  # no such table to own
-                st = None
-            except Exception as e:  # noqa: BLE001
-                raise store_error(e, "the table could not be read") from e
-            if st is None:
-                raise ActionError("no-table", "no such table")
-            try:
-                t = LiveTable.from_stored(st, self.store, self.bot_delay)
-                t.pool = self.pool
-                t.metrics = self.metrics
-            except Exception as e:  # e.g. stored moves an older engine accepted
-                raise ActionError("broken-table",
-                                  f"this table cannot be restored: {e}") from e
+        if t is not None and not t.closed:
+            if t.follower:
+                if own:
+                    await self._promote(t, HOLD)
+                elif time.monotonic() - t.owner_checked >= OWNER_CHECK:
+                    await self._refresh(t)
+            return t
+        self._make_room()
+        epoch = None
+        try:
+            if self.fencing:
+                # take it over, then read it: every move its last owner stored is seen, and
+                # none it tries to store from now on is (a read takes it only from a dead
+                # owner: math.inf never lets a live one's claim lapse)
+                epoch = await self.store.take(table_id, hold=HOLD if own else math.inf,
+                                              lease=LEASE)
+            st = await self.store.load(table_id)
+        except IntegrityError:  # no such table to own
+            st = None
+        except Exception as e:  # noqa: BLE001
+            raise store_error(e, "the table could not be read") from e
+        if st is None:
+            raise ActionError("no-table", "no such table")
+        if self.fencing and epoch is None and own:
+            raise ActionError("moved", ELSEWHERE)
+        try:
+            t = LiveTable.from_stored(st, self.store, self.bot_delay)
+            t.pool = self.pool
+            t.metrics = self.metrics
+        except Exception as e:  # e.g. stored moves an older engine accepted
+            raise ActionError("broken-table", f"this table cannot be restored: {e}") from e
+        self.live[table_id] = t
+        if self.fencing and epoch is None:
+            self._follow(t)
+        else:
             self._own(t, epoch)
-            self.live[table_id] = t
-            self._tell_live(t, False)
+            self._tell_live(t, False)  # (a follower's quick-table timer runs at its owner)
         return t
+
+    def _follow(self, t: LiveTable) -> None:
+        t.follower = True
+        t.epoch = 0  # no owner has it: a write slipped through would be refused
+        t.owner_checked = time.monotonic()
+        t.on_lost = self._lost
+        t.on_claim = self.claim_for
+
+    async def _promote(self, t: LiveTable, hold: float) -> bool:
+        """Take follower ``t`` over if ``hold`` allows (else raise ``moved`` when the hold is
+        a writer's, else False); it then reads every move the last owner stored."""
+        try:
+            epoch = await self.store.take(t.id, hold=hold, lease=LEASE)
+            if epoch is None:
+                if hold == math.inf:
+                    return False
+                raise ActionError("moved", ELSEWHERE)
+            st = await self.store.load(t.id)
+        except ActionError:
+            raise
+        except Exception as e:  # noqa: BLE001
+            raise store_error(e, "the table could not be read") from e
+        await self._catch_up(t, st)
+        if not t.closed:
+            t.follower = False
+            t.on_claim = None
+            self._own(t, epoch)
+            log.info("table %s: taken over by this server process (epoch %d)", t.id, epoch)
+            self._tell_live(t, False)
+            t.kick()
+        return True
+
+    async def _refresh(self, t: LiveTable) -> None:
+        """Bring follower ``t`` up to date (at most once per ``OWNER_CHECK``); a table whose
+        owner died is taken over."""
+        t.owner_checked = time.monotonic()
+        if await self._promote(t, math.inf):
+            return
+        try:
+            st = await self.store.load(t.id)
+        except Exception as e:  # noqa: BLE001
+            raise store_error(e, "the table could not be read") from e
+        await self._catch_up(t, st)
+
+    async def _catch_up(self, t: LiveTable, st: Any) -> None:
+        if st is None:
+            t.lost()
+            raise ActionError("no-table", "no such table")
+        async with t.lock:
+            try:
+                t.follow(st)
+            except Exception:  # noqa: BLE001 - not a continuation: this copy goes
+                log.warning("table %s: the follower copy could not follow the store", t.id)
+                t.lost()
+                raise ActionError("moved", ELSEWHERE) from None
 
     @property
     def fencing(self) -> bool:
@@ -172,10 +261,18 @@ class Tables:
         t.owner_checked = time.monotonic()
         return True
 
+    async def follow_all(self) -> None:
+        """Refresh every follower copy somebody watches (the sweeper, every ``OWNER_CHECK``
+        seconds): its spectators see the owner's moves, and a dead owner's table is taken."""
+        for t in [t for t in self.live.values() if t.follower and t.conns and not t.closed]:
+            with contextlib.suppress(ActionError):
+                await self.get(t.id, own=False)
+
     async def check_owners(self) -> int:
         """Drop every table in memory another process has taken over (the sweeper calls it
         every ``OWNER_CHECK`` seconds); returns how many left."""
-        mine = {tid: t for tid, t in self.live.items() if t.epoch is not None and not t.closed}
+        mine = {tid: t for tid, t in self.live.items()
+                if t.epoch is not None and not t.closed and not t.follower}
         if not mine:
             return 0
         now = await self.store.owners(list(mine))
@@ -232,7 +329,9 @@ class Tables:
         t.metrics = self.metrics
         self.live[table_id] = t
         try:
-            self._own(t, await self.store.take(table_id) if self.fencing else None)
+            # a new table: any process may write it at once (with nginx, the table's own
+            # process takes it at the first seat claim; reads still never move it)
+            self._own(t, await self.store.take(table_id, lapsed=True) if self.fencing else None)
             await t.start_first_deal()
         except Exception as e:  # noqa: BLE001
             self.live.pop(table_id, None)
@@ -271,7 +370,7 @@ class Tables:
 
         async def sweep() -> None:
             period = max(1.0, min(60.0, self.idle_seconds / 4))
-            last_sweep = last_full = last_owners = time.monotonic()
+            last_sweep = last_full = last_owners = last_beat = time.monotonic()
             while True:
                 await asyncio.sleep(min(period, gc_freeze_every))
                 now = time.monotonic()
@@ -282,10 +381,17 @@ class Tables:
                     getattr(self.store, "verify", lambda: None)()
                 except StorageFault:
                     self.store.tell_fault()
+                if self.fencing and now - last_beat >= HEARTBEAT:
+                    last_beat = now
+                    try:  # this process's claims hold while it says it is alive
+                        await self.store.beat()
+                    except Exception:  # noqa: BLE001 - the database away: the next round
+                        log.debug("heartbeat failed", exc_info=True)
                 if self.fencing and now - last_owners >= OWNER_CHECK:
                     last_owners = now
                     try:  # tables another process took over while this one was away
                         await self.check_owners()
+                        await self.follow_all()
                     except Exception:  # noqa: BLE001 - the database away: the next round
                         log.debug("owner check failed", exc_info=True)
                 if now - last_full >= gc_full_every:
@@ -312,6 +418,9 @@ class Tables:
             self._gc_threshold = None
         for t in self.live.values():
             await t.close()
+        if self.fencing:  # gone: the other processes may take this one's tables at once
+            with contextlib.suppress(Exception):
+                await self.store.beat(alive=False)
 
 
 def random_seed() -> int:

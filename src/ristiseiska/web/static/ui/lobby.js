@@ -50,7 +50,7 @@ async function createTable(body, meta, setError, clock = null) {
   setError(null);
   const r = await fetch("/api/tables", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
   const data = await r.json();
-  if (!r.ok) { setError(data.error === "bad-rules" ? friendlyRulesError(data.message || "", meta) : data.error === "storage-fault" ? t("web.err.storage-fault") : t("web.error", { message: data.message || r.statusText })); return; }
+  if (!r.ok) { setError(data.error === "bad-rules" ? friendlyRulesError(data.message || "", meta) : data.error === "storage-fault" || data.error === "seed-open" ? t(`web.err.${data.error}`) : t("web.error", { message: data.message || r.statusText })); return; }
   keepSettings(body, clock);
   const mine = body.seats.findIndex((s) => s.kind === "friend");
   if (mine >= 0) {
