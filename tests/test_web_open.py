@@ -304,7 +304,7 @@ def test_concurrent_quick_games_never_share_a_seat(db: str) -> None:
     ({"name": 7}, "bad-name"),
     ({"name": "Aino", "preset": "nope"}, "bad-preset"),
     ({"name": "Aino", "preset": 3}, "bad-preset"),
-    ({"name": "Aino", "lang": "sv"}, "bad-lang"),
+    ({"name": "Aino", "lang": "de"}, "bad-lang"),
     ({"name": "Aino", "lang": 1}, "bad-lang"),
     ([1], "bad-request"),
 ])
