@@ -14,7 +14,7 @@ import argparse
 HELP = "play in the terminal against bots (set-up screen, hints, rules, score sheet)"
 DESCRIPTION = (
     "A full terminal game: you at seat 1 and bots at the other seats. Arrows and Enter, a "
-    "mouse click, or typing a card (h6, herttakuutonen) plays; F1 rules, F2 hint, F3 score "
+    "mouse click, or typing a card (h6, pata9, p9, ru3, hertta10, herttakuutonen) plays; F1 rules, F2 hint, F3 score "
     "sheet, Ctrl+Q quits (the match is saved after every move: continue with --resume)."
 )
 

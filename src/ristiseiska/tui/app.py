@@ -1,7 +1,7 @@
 """The Textual app of ``ristiseiska play``: set-up, the game, rules, score sheet, pickers.
 
 Keys on the game screen: arrows move in the hand, Enter (or a click) plays the card, typing
-starts the input line (``h6``, ``herttakuutonen``, ``stop``…); F1 rules, F2 hint, F3 score
+starts the input line (``h6``, ``pata9``, ``ru3``, ``herttakuutonen``, ``stop``…); F1 rules, F2 hint, F3 score
 sheet, Ctrl+Q quits (the match is saved after every move and continues with ``--resume``).
 
 The screens live beside it: the game screen and its end-of-deal window (tui/game_screen.py),
@@ -303,7 +303,10 @@ class PlayApp(App[Any]):
             rules = self.screen.chosen_rules()
         else:
             rules = self.defaults["rules"]
-        self.push_screen(TextScreen(rules_markdown(rules, self.lang), self.lang, markdown=True))
+        text = rules_markdown(rules, self.lang)
+        if self._game_screen() is not None:  # how to type a card, under the rules (issue 62)
+            text = f"{text.rstrip()}\n\n{t('tui.help.typing', self.lang)}\n"
+        self.push_screen(TextScreen(text, self.lang, markdown=True))
 
     def action_score(self) -> None:
         if self.session is None or isinstance(self.screen, ModalScreen):
