@@ -99,6 +99,7 @@ def settings_from_args(args: argparse.Namespace) -> dict[str, object]:
 def run(args: argparse.Namespace) -> int:
     from ristiseiska.commands.common import CliError
     from ristiseiska.tui.app import run_play
+    from ristiseiska.tui.background import end_process
     from ristiseiska.tui.session import Session, data_dir
 
     if args.resume:
@@ -109,5 +110,12 @@ def run(args: argparse.Namespace) -> int:
             raise CliError(f"cannot resume the saved game in {path}: {e}") from None
         if session is None:
             raise CliError(f"no saved game in {path} (start one with `ristiseiska play`)")
-        return run_play(session=session, data_dir_override=args.data_dir)
-    return run_play(settings_from_args(args), data_dir_override=args.data_dir, quick=args.quick)
+        status = run_play(session=session, data_dir_override=args.data_dir)
+    else:
+        status = run_play(settings_from_args(args), data_dir_override=args.data_dir,
+                          quick=args.quick)
+    # The match is saved and the last lines are printed: quitting must not wait for a
+    # search or a compilation still running beside the game, nor for Python's teardown of
+    # numba (issue 62: within 2 s of Ctrl+Q).
+    end_process(status)
+    return status

@@ -341,10 +341,12 @@ class PlayApp(App[Any]):
 
     def exit(self, *args: Any, **kwargs: Any) -> None:
         # A master bot may be thinking (or compiling) in the worker pool: stop it now, or
-        # quitting would wait for its answer.
+        # quitting would wait for its answer; beside the screen, which closes meanwhile
+        # (stopping the worker takes a moment on a busy machine: Ctrl+Q ends within 2 s).
         from ..bots.pool import release_shared_pool
+        from .background import start
 
-        release_shared_pool()
+        start(release_shared_pool, name="pool-stop")
         super().exit(*args, **kwargs)
 
 

@@ -5,7 +5,6 @@ log, the hand, the choices, the input line and the bots' turns) and its end-of-d
 from __future__ import annotations
 
 import time
-from functools import partial
 from typing import Any
 
 from rich.text import Text
@@ -21,6 +20,7 @@ from ..forced import forced_move
 from ..i18n import describe_move, t, tn
 from ..moves import Move
 from ..rules import Rules
+from . import background
 from .dialogs import PickMove
 from .header import SafeHeader
 from .move_log import MoveLog, _log_text
@@ -485,14 +485,18 @@ class GameScreen(Screen[None]):
         if not s.bot_to_move or self._bot_timer is not None:
             return
         pace = s.setup.pace
-        if pace <= 0:
+        # A searching bot (master, neural) thinks in the background even without a pause:
+        # on the app's thread its seconds would hold every key, Ctrl+Q too (issue 62).
+        if pace <= 0 and not any(getattr(s.bot(i), "pool", None) is not None
+                                 for i in range(1, s.n)):
             guard = 0
             while s.bot_to_move and guard < 100_000:
                 s.step_bot()
                 guard += 1
             self.after_bots()
         else:
-            self._bot_timer = self.set_timer(pace, self._bot_tick)
+            # (a timer of 0 s never fires in Textual: it divides by its interval)
+            self._bot_timer = self.set_timer(max(pace, 0.01), self._bot_tick)
 
     def _bot_tick(self) -> None:
         s = self.session
@@ -502,8 +506,8 @@ class GameScreen(Screen[None]):
         # Think in a thread so that a searching bot never freezes the screen; the move is
         # applied back on the app's thread. (The master bot's thread only waits: the search
         # and the kernel's compilation run in a worker process, see ristiseiska.bots.pool.)
-        self.run_worker(partial(self._think, len(s.game.moves)), thread=True, group="bot",
-                        exit_on_error=False)
+        # (A daemon thread, not a Textual worker: quitting never waits for a think.)
+        background.start(self._think, len(s.game.moves), name="bot")
         if self._thinking is None:
             self._thinking = (time.monotonic(), self.set_interval(0.5, self._think_tick))
 
@@ -528,7 +532,10 @@ class GameScreen(Screen[None]):
             move = self.session.bot_choice()
         except Exception:  # noqa: BLE001 - a failing bot must not stop the game
             move = self.session.game.legal_moves()[0]
-        self.app.call_from_thread(self._bot_apply, move, n_moves)
+        try:
+            self.app.call_from_thread(self._bot_apply, move, n_moves)
+        except RuntimeError:  # the app has ended meanwhile (Ctrl+Q): nothing to apply
+            pass
 
     def _bot_apply(self, move: Move, n_moves: int) -> None:
         self._bot_timer = None
@@ -540,7 +547,7 @@ class GameScreen(Screen[None]):
         s.apply(move)
         if s.bot_to_move:
             self.refresh_all()
-            self._bot_timer = self.set_timer(s.setup.pace, self._bot_tick)
+            self._bot_timer = self.set_timer(max(s.setup.pace, 0.01), self._bot_tick)
         else:
             self.after_bots()
 
