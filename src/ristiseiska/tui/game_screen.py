@@ -224,6 +224,7 @@ class GameScreen(Screen[None]):
         self._logged = 0
         self._deal_shown = -1
         self._status_kind = ""
+        self._status_at = (0, 0)  # the position the status line was set in
         self._button_gen = 0
         # a forced move waiting to be made for the person (issue 52): (moves so far, timer)
         self._forced: tuple[int, Any] | None = None
@@ -271,6 +272,8 @@ class GameScreen(Screen[None]):
         self._logged = len(s.log)
         self._draw_hand(view)
         self._draw_actions(view)
+        if self._status_kind in ("error", "hint") and self._status_at != self._position():
+            self._status_kind = ""  # the turn moved on: a refusal or a hint is old news
         if self._status_kind != "error" and self._status_kind != "hint":
             self.set_status(self._prompt(view), "")
         self._schedule_forced()
@@ -365,6 +368,11 @@ class GameScreen(Screen[None]):
         st.set_class(kind == "error", "error")
         st.set_class(kind == "hint", "hint")
         self._status_kind = kind
+        self._status_at = self._position()
+
+    def _position(self) -> tuple[int, int]:
+        """The deal and the number of moves made in it: what a status line is about."""
+        return self.session.deal_index, len(self.session.game.moves)
 
     # -- the person's moves -----------------------------------------------------------------------
     def play(self, move: Move) -> None:
