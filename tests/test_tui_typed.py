@@ -161,3 +161,29 @@ async def test_the_rules_window_says_how_to_type_a_card(tmp_path: Path, lang: st
         body = str(app.screen.body)
         for form in (title, "pata9", "p9", "pata 9", "ru3", "hertta10", "risti7"):
             assert form in body
+
+
+def test_the_fi_catalog_reads_naturally() -> None:
+    from ristiseiska.i18n import describe_event, result_lines
+
+    assert describe_event({"seat": 0, "type": "give", "card": "DK", "to": 1}, ["Aino", "Olli"],
+                          "fi") == "Aino antoi ruutukuninkaan, ja Olli sai sen."
+    res = {"winner": 1, "loser": 2, "points": [1, 0, 2]}
+    assert "Sara hävisi jaon." in result_lines(res, ["Aino", "Olli", "Sara"], "fi")
+    assert "Sara lost the deal." in result_lines(res, ["Aino", "Olli", "Sara"], "en")
+    two = dict(res, loser=[0, 2])
+    assert "Aino ja Sara hävisivät jaon." in result_lines(two, ["Aino", "Olli", "Sara"], "fi")
+
+
+@pytest.mark.parametrize(("argv", "words"), [
+    (["presets"], "perussäännöt"), (["presets", "--lang", "fi"], "perussäännöt"),
+    (["presets", "--lang", "en"], "token 21"),
+])
+def test_presets_speak_finnish_by_default(capsys: Any, argv: list[str], words: str) -> None:
+    from ristiseiska.cli import main
+
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert words in out
+    if "en" not in argv:
+        assert "token" not in out
