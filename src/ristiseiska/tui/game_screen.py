@@ -190,7 +190,9 @@ def render_hands_left(s: Session, points: list[str] | None = None) -> Any:
         text = points[seat] if points and seat < len(points) else ""
         if result is not None and (not text or text.lstrip("-").isdigit() or " = " in text):
             # "34 pistettä (13 + 21)": the total first, the token part after it
-            parts = text.split(" = ")[0] if " = " in text else ""
+            # (the token part only where the rules have a token: jokerit's "0 = 1" is the
+            # cards' points and the loser's point, no token)
+            parts = text.split(" = ")[0] if " = " in text and s.rules.uses_token else ""
             text = tn("tui.over.points", result.points[seat], lang) + (f" ({parts})" if parts else "")
         tab.add_row(Text(mark + s.names[seat], style="bold" if seat == HUMAN else ""), cards, text)
     return tab
