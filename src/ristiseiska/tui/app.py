@@ -34,7 +34,7 @@ from .game_screen import render_hands_left as render_hands_left
 from .header import SafeHeader
 from .move_log import _log_text as _log_text
 from .session import HUMAN, Session, Setup, bot_levels, data_dir, level_id, level_label
-from .widgets import HandView, SafeSelect, render_sheet
+from .widgets import HandView, MarkedCheckbox, SafeSelect, render_sheet
 
 
 def _level_words(levels: list[str], lang: str) -> list[str]:
@@ -119,9 +119,9 @@ class SetupScreen(Screen[None]):
                 yield Label(t("tui.setup.lang", lang))
                 yield SafeSelect([("suomi", "fi"), ("English", "en")], value=lang,
                              allow_blank=False, id="lang", compact=True)
-            yield Checkbox(t("tui.setup.open", lang), value=bool(d.get("open_cards")), id="open",
+            yield MarkedCheckbox(t("tui.setup.open", lang), value=bool(d.get("open_cards")), id="open",
                            compact=True)
-            yield Checkbox(t("forced.lobby.label", lang), value=d.get("auto_forced", True) is not False,
+            yield MarkedCheckbox(t("forced.lobby.label", lang), value=d.get("auto_forced", True) is not False,
                            id="auto-forced", compact=True, tooltip=t("forced.lobby.help", lang))
             yield Static("", id="setup-error")
             yield Button(t("tui.setup.start", lang), id="start", variant="success")
