@@ -133,7 +133,7 @@ def test_the_sentences_of_the_issue() -> None:
     assert t("tui.event.you_give", "fi", card=card_name("C10", "fi", "gen"), other="Aino") == \
         "Aino sai sinulta ristikympin."
     assert describe_event({"seat": 0, "type": "give", "card": "C10", "to": 1}, ["Olli", "Aino"],
-                          "fi") == "Olli antoi ristikympin, ja sen sai Aino."
+                          "fi") == "Olli antoi ristikympin, ja Aino sai sen."
     assert describe_move("C6", "fi") == "Pelaa ristikuutonen"
 
 

@@ -22,6 +22,7 @@ work.
 from __future__ import annotations
 
 import concurrent.futures
+import queue
 import threading
 import time
 from dataclasses import dataclass
@@ -37,7 +38,7 @@ HINT_BUDGET = Budget(worlds=1000, rollouts=1)
 HINT_SECONDS = 1.0  # the time limit: past it the rule of thumb answers (and says so)
 HINT_SEED = 0
 
-_pool: concurrent.futures.ThreadPoolExecutor | None = None
+_pool: _DaemonExecutor | None = None
 _running: concurrent.futures.Future[Any] | None = None  # the search under way, if any
 _lock = threading.Lock()
 
@@ -56,10 +57,37 @@ class Hint:
         return self.method == "analysis"
 
 
-def _executor() -> concurrent.futures.ThreadPoolExecutor:
+class _DaemonExecutor:
+    """One daemon thread that runs the jobs in turn (one search at a time). A search can go
+    on for minutes when it compiles the kernel; a ``ThreadPoolExecutor``'s threads are joined
+    when Python exits, so a program quit meanwhile (the terminal game's Ctrl+Q) would wait
+    for the compilation (issue 62)."""
+
+    def __init__(self) -> None:
+        self._jobs: queue.SimpleQueue[tuple[concurrent.futures.Future[Any], Any, tuple[Any, ...]]]
+        self._jobs = queue.SimpleQueue()
+        threading.Thread(target=self._work, name="hint", daemon=True).start()
+
+    def _work(self) -> None:
+        while True:
+            fut, fn, args = self._jobs.get()
+            if not fut.set_running_or_notify_cancel():
+                continue
+            try:
+                fut.set_result(fn(*args))
+            except BaseException as e:  # noqa: BLE001 - handed to whoever waits
+                fut.set_exception(e)
+
+    def submit(self, fn: Any, *args: Any) -> concurrent.futures.Future[Any]:
+        fut: concurrent.futures.Future[Any] = concurrent.futures.Future()
+        self._jobs.put((fut, fn, args))
+        return fut
+
+
+def _executor() -> _DaemonExecutor:
     global _pool
     if _pool is None:
-        _pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="hint")
+        _pool = _DaemonExecutor()
     return _pool
 
 

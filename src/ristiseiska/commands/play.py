@@ -14,7 +14,7 @@ import argparse
 HELP = "play in the terminal against bots (set-up screen, hints, rules, score sheet)"
 DESCRIPTION = (
     "A full terminal game: you at seat 1 and bots at the other seats. Arrows and Enter, a "
-    "mouse click, or typing a card (h6, herttakuutonen) plays; F1 rules, F2 hint, F3 score "
+    "mouse click, or typing a card (h6, pata9, p9, ru3, hertta10, herttakuutonen) plays; F1 rules, F2 hint, F3 score "
     "sheet, Ctrl+Q quits (the match is saved after every move: continue with --resume)."
 )
 
@@ -102,6 +102,7 @@ def settings_from_args(args: argparse.Namespace) -> dict[str, object]:
 def run(args: argparse.Namespace) -> int:
     from ristiseiska.commands.common import CliError
     from ristiseiska.tui.app import run_play
+    from ristiseiska.tui.background import end_process
     from ristiseiska.tui.session import Session, data_dir
 
     if args.resume:
@@ -112,5 +113,12 @@ def run(args: argparse.Namespace) -> int:
             raise CliError(f"cannot resume the saved game in {path}: {e}") from None
         if session is None:
             raise CliError(f"no saved game in {path} (start one with `ristiseiska play`)")
-        return run_play(session=session, data_dir_override=args.data_dir)
-    return run_play(settings_from_args(args), data_dir_override=args.data_dir, quick=args.quick)
+        status = run_play(session=session, data_dir_override=args.data_dir)
+    else:
+        status = run_play(settings_from_args(args), data_dir_override=args.data_dir,
+                          quick=args.quick)
+    # The match is saved and the last lines are printed: quitting must not wait for a
+    # search or a compilation still running beside the game, nor for Python's teardown of
+    # numba (issue 62: within 2 s of Ctrl+Q).
+    end_process(status)
+    return status

@@ -550,9 +550,13 @@ def result_lines(result: Mapping[str, Any] | Any, names: Sequence[str] | None = 
         lines.append(t("core.result.winner", lang, name=player_name(winner, names, lang)))
     loser = r.get("loser")
     if loser is not None:
-        losers = loser if isinstance(loser, list | tuple) else [loser]
-        lines.append(t("core.result.loser", lang,
-                       name=", ".join(player_name(s, names, lang) for s in losers)))
+        losers = [player_name(s, names, lang)
+                  for s in (loser if isinstance(loser, list | tuple) else [loser])]
+        if len(losers) == 1:
+            lines.append(t("core.result.loser", lang, name=losers[0]))
+        else:  # "Aino ja Olli hävisivät jaon": the verb agrees
+            lines.append(t("core.result.losers", lang, names=", ".join(losers[:-1]),
+                           last=losers[-1]))
     if r.get("end") and r.get("end") not in ("out", "last"):
         lines.append(end_label(str(r["end"]), lang))
     cards = list(r.get("card_points") or [])

@@ -7,7 +7,6 @@ answering between them); its result is kept for the viewer's life, never recompu
 
 from __future__ import annotations
 
-import asyncio
 import math
 from typing import Any
 
@@ -21,6 +20,7 @@ from textual.widgets import Button, Static
 from ..analysis import Decision, SeatAnalysis, analyze_record, reason_text
 from ..analysis.text import where_lines
 from ..i18n import move_words, number, t
+from . import background
 from .replay import ReplayApp
 
 STYLE = {"good": "green", "inaccuracy": "yellow", "mistake": "dark_orange", "blunder": "bold red",
@@ -133,7 +133,7 @@ class AnalysisReplayApp(ReplayApp):
 
     async def _compute(self, seat: int) -> None:
         try:
-            a = await asyncio.to_thread(analyze_record, self.record, seat)
+            a = await background.run(analyze_record, self.record, seat)
         finally:
             self.running = None
         self.analyses[seat] = a
@@ -182,7 +182,7 @@ class WhereLost(ModalScreen[None]):
         self.run_worker(self._compute(), exclusive=True)
 
     async def _compute(self) -> None:
-        a = await asyncio.to_thread(analyze_record, self.record, self.seat)
+        a = await background.run(analyze_record, self.record, self.seat)
         self.analysis = a
         acc = "–" if a.accuracy is None else f"{a.accuracy:.0f} %"
         lines = [t("analysis.accuracy", self.lang, accuracy=acc),

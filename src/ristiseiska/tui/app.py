@@ -1,7 +1,7 @@
 """The Textual app of ``ristiseiska play``: set-up, the game, rules, score sheet, pickers.
 
 Keys on the game screen: arrows move in the hand, Enter (or a click) plays the card, typing
-starts the input line (``h6``, ``herttakuutonen``, ``stop``…); F1 rules, F2 hint, F3 score
+starts the input line (``h6``, ``pata9``, ``ru3``, ``herttakuutonen``, ``stop``…); F1 rules, F2 hint, F3 score
 sheet, Ctrl+Q quits (the match is saved after every move and continues with ``--resume``).
 
 The screens live beside it: the game screen and its end-of-deal window (tui/game_screen.py),
@@ -34,7 +34,7 @@ from .game_screen import render_hands_left as render_hands_left
 from .header import SafeHeader
 from .move_log import _log_text as _log_text
 from .session import HUMAN, Session, Setup, bot_levels, data_dir, level_id, level_label
-from .widgets import HandView, SafeSelect, render_sheet
+from .widgets import HandView, MarkedCheckbox, SafeSelect, render_sheet
 
 
 def _level_words(levels: list[str], lang: str) -> list[str]:
@@ -119,9 +119,9 @@ class SetupScreen(Screen[None]):
                 yield Label(t("tui.setup.lang", lang))
                 yield SafeSelect([(x["name"], x["code"]) for x in LANGUAGES], value=lang,
                              allow_blank=False, id="lang", compact=True)
-            yield Checkbox(t("tui.setup.open", lang), value=bool(d.get("open_cards")), id="open",
+            yield MarkedCheckbox(t("tui.setup.open", lang), value=bool(d.get("open_cards")), id="open",
                            compact=True)
-            yield Checkbox(t("forced.lobby.label", lang), value=d.get("auto_forced", True) is not False,
+            yield MarkedCheckbox(t("forced.lobby.label", lang), value=d.get("auto_forced", True) is not False,
                            id="auto-forced", compact=True, tooltip=t("forced.lobby.help", lang))
             yield Static("", id="setup-error")
             yield Button(t("tui.setup.start", lang), id="start", variant="success")
@@ -303,7 +303,10 @@ class PlayApp(App[Any]):
             rules = self.screen.chosen_rules()
         else:
             rules = self.defaults["rules"]
-        self.push_screen(TextScreen(rules_markdown(rules, self.lang), self.lang, markdown=True))
+        text = rules_markdown(rules, self.lang)
+        if self._game_screen() is not None:  # how to type a card, under the rules (issue 62)
+            text = f"{text.rstrip()}\n\n{t('tui.help.typing', self.lang)}\n"
+        self.push_screen(TextScreen(text, self.lang, markdown=True))
 
     def action_score(self) -> None:
         if self.session is None or isinstance(self.screen, ModalScreen):
@@ -338,10 +341,12 @@ class PlayApp(App[Any]):
 
     def exit(self, *args: Any, **kwargs: Any) -> None:
         # A master bot may be thinking (or compiling) in the worker pool: stop it now, or
-        # quitting would wait for its answer.
+        # quitting would wait for its answer; beside the screen, which closes meanwhile
+        # (stopping the worker takes a moment on a busy machine: Ctrl+Q ends within 2 s).
         from ..bots.pool import release_shared_pool
+        from .background import start
 
-        release_shared_pool()
+        start(release_shared_pool, name="pool-stop")
         super().exit(*args, **kwargs)
 
 

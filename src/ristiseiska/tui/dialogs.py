@@ -9,6 +9,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
+from textual.css.query import NoMatches
 from textual.screen import ModalScreen
 from textual.widgets import Label, Markdown, OptionList, Static
 from textual.widgets.option_list import Option
@@ -33,10 +34,12 @@ def rules_markdown(rules: Rules, lang: str) -> str:
 class PickMove(ModalScreen[Move | None]):
     """A card with several legal moves (a row, the ace's end, the joker's card): pick one."""
 
+    # Below the table, which stays in view undimmed (issue 62: the joker's choices covered
+    # it at 80x24): as high as the room under the table, the choices scrolling within.
     DEFAULT_CSS = """
-    PickMove { align: center middle; }
+    PickMove { align: center bottom; background: $background 0%; }
     PickMove > Vertical { width: 60; height: auto; max-height: 80%; border: thick $accent;
-                          background: $surface; padding: 1 2; }
+                          background: $surface; padding: 0 2; }
     PickMove OptionList { height: auto; max-height: 20; }
     """
     BINDINGS = [Binding("escape", "cancel", show=False)]
@@ -56,6 +59,26 @@ class PickMove(ModalScreen[Move | None]):
 
     def on_mount(self) -> None:
         self.query_one(OptionList).focus()
+        self._fit()
+
+    def on_resize(self) -> None:
+        self._fit()
+
+    def _fit(self) -> None:
+        from .widgets import TableView
+
+        top = 0
+        for screen in self.app.screen_stack:
+            if screen is not self:
+                try:
+                    top = max(top, screen.query_one(TableView).region.bottom)
+                except NoMatches:
+                    pass
+        height = self.size.height or self.app.size.height
+        room = max(height - top, height // 3, 7)
+        self.query_one(Vertical).styles.max_height = room
+        # the border (2), the title and the cancel line (2)
+        self.query_one(OptionList).styles.max_height = max(room - 4, 3)
 
     @on(OptionList.OptionSelected)
     def _picked(self, event: OptionList.OptionSelected) -> None:

@@ -5,7 +5,6 @@ log, the hand, the choices, the input line and the bots' turns) and its end-of-d
 from __future__ import annotations
 
 import time
-from functools import partial
 from typing import Any
 
 from rich.text import Text
@@ -21,6 +20,7 @@ from ..forced import forced_move
 from ..i18n import LANGS, describe_move, t, tn
 from ..moves import Move
 from ..rules import Rules
+from . import background
 from .dialogs import PickMove
 from .header import SafeHeader
 from .move_log import MoveLog, _log_text
@@ -203,7 +203,9 @@ def render_hands_left(s: Session, points: list[str] | None = None) -> Any:
         text = points[seat] if points and seat < len(points) else ""
         if result is not None and (not text or text.lstrip("-").isdigit() or " = " in text):
             # "34 pistettä (13 + 21)": the total first, the token part after it
-            parts = text.split(" = ")[0] if " = " in text else ""
+            # (the token part only where the rules have a token: jokerit's "0 = 1" is the
+            # cards' points and the loser's point, no token)
+            parts = text.split(" = ")[0] if " = " in text and s.rules.uses_token else ""
             text = tn("tui.over.points", result.points[seat], lang) + (f" ({parts})" if parts else "")
         tab.add_row(Text(mark + s.names[seat], style="bold" if seat == HUMAN else ""), cards, text)
     return tab
@@ -237,6 +239,7 @@ class GameScreen(Screen[None]):
         self._logged = 0
         self._deal_shown = -1
         self._status_kind = ""
+        self._status_at = (0, 0)  # the position the status line was set in
         self._button_gen = 0
         # a forced move waiting to be made for the person (issue 52): (moves so far, timer)
         self._forced: tuple[int, Any] | None = None
@@ -284,6 +287,8 @@ class GameScreen(Screen[None]):
         self._logged = len(s.log)
         self._draw_hand(view)
         self._draw_actions(view)
+        if self._status_kind in ("error", "hint") and self._status_at != self._position():
+            self._status_kind = ""  # the turn moved on: a refusal or a hint is old news
         if self._status_kind != "error" and self._status_kind != "hint":
             self.set_status(self._prompt(view), "")
         self._schedule_forced()
@@ -378,6 +383,11 @@ class GameScreen(Screen[None]):
         st.set_class(kind == "error", "error")
         st.set_class(kind == "hint", "hint")
         self._status_kind = kind
+        self._status_at = self._position()
+
+    def _position(self) -> tuple[int, int]:
+        """The deal and the number of moves made in it: what a status line is about."""
+        return self.session.deal_index, len(self.session.game.moves)
 
     # -- the person's moves -----------------------------------------------------------------------
     def play(self, move: Move) -> None:
@@ -498,14 +508,18 @@ class GameScreen(Screen[None]):
         if not s.bot_to_move or self._bot_timer is not None:
             return
         pace = s.setup.pace
-        if pace <= 0:
+        # A searching bot (master, neural) thinks in the background even without a pause:
+        # on the app's thread its seconds would hold every key, Ctrl+Q too (issue 62).
+        if pace <= 0 and not any(getattr(s.bot(i), "pool", None) is not None
+                                 for i in range(1, s.n)):
             guard = 0
             while s.bot_to_move and guard < 100_000:
                 s.step_bot()
                 guard += 1
             self.after_bots()
         else:
-            self._bot_timer = self.set_timer(pace, self._bot_tick)
+            # (a timer of 0 s never fires in Textual: it divides by its interval)
+            self._bot_timer = self.set_timer(max(pace, 0.01), self._bot_tick)
 
     def _bot_tick(self) -> None:
         s = self.session
@@ -515,8 +529,8 @@ class GameScreen(Screen[None]):
         # Think in a thread so that a searching bot never freezes the screen; the move is
         # applied back on the app's thread. (The master bot's thread only waits: the search
         # and the kernel's compilation run in a worker process, see ristiseiska.bots.pool.)
-        self.run_worker(partial(self._think, len(s.game.moves)), thread=True, group="bot",
-                        exit_on_error=False)
+        # (A daemon thread, not a Textual worker: quitting never waits for a think.)
+        background.start(self._think, len(s.game.moves), name="bot")
         if self._thinking is None:
             self._thinking = (time.monotonic(), self.set_interval(0.5, self._think_tick))
 
@@ -541,7 +555,10 @@ class GameScreen(Screen[None]):
             move = self.session.bot_choice()
         except Exception:  # noqa: BLE001 - a failing bot must not stop the game
             move = self.session.game.legal_moves()[0]
-        self.app.call_from_thread(self._bot_apply, move, n_moves)
+        try:
+            self.app.call_from_thread(self._bot_apply, move, n_moves)
+        except RuntimeError:  # the app has ended meanwhile (Ctrl+Q): nothing to apply
+            pass
 
     def _bot_apply(self, move: Move, n_moves: int) -> None:
         self._bot_timer = None
@@ -553,7 +570,7 @@ class GameScreen(Screen[None]):
         s.apply(move)
         if s.bot_to_move:
             self.refresh_all()
-            self._bot_timer = self.set_timer(s.setup.pace, self._bot_tick)
+            self._bot_timer = self.set_timer(max(s.setup.pace, 0.01), self._bot_tick)
         else:
             self.after_bots()
 

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..cards import CardError
+from ..cards import CLUBS, DIAMONDS, CardError, card
 from ..game import Event, Game, IllegalMoveError
 from ..i18n import LANGS, PLAYER_NAMES
 from ..match import Match
@@ -38,6 +38,7 @@ from ..moves import GIVE, Move, MoveError
 from ..paths import data_dir as data_dir  # the terminal game reads it from here
 from ..rules import Rules, RulesError, preset
 from ..scoring import Result
+from .typed import AmbiguousCard, typed_move_text
 
 HUMAN = 0
 DEFAULT_BOT = "expert"
@@ -289,6 +290,14 @@ class Session:
         if not self.human_to_move:
             raise ValueError(_t("tui.error.not_your_turn", self.lang,
                                 name=self.names[self.game.to_move]))
+        original = text
+        try:
+            text = typed_move_text(text)  # pata9, p9, ru3, hertta10 -> the engine's S9, D3…
+        except AmbiguousCard as e:
+            raise ValueError(_t("tui.error.r_ambiguous", self.lang, text=e.text,
+                                risti=card(CLUBS, e.rank).name(self.lang, "par"),
+                                ruutu=card(DIAMONDS, e.rank).name(self.lang, "par"),
+                                ri=f"ri{e.rank_text}", ru=f"ru{e.rank_text}")) from None
         if self.game.phase == "give" and ":" not in text:
             # Asked for a card, the person types just the card ("hk", "herttakuningas"):
             # that card is the one to give.
@@ -301,7 +310,7 @@ class Session:
         try:
             move = self.game.parse_move(text)
         except (MoveError, CardError):
-            raise ValueError(_t("tui.error.not_a_move", self.lang, text=text)) from None
+            raise ValueError(_t("tui.error.not_a_move", self.lang, text=original)) from None
         except IllegalMoveError as e:
             raise ValueError(self.explain(text, str(e))) from None
         return move

@@ -13,10 +13,11 @@ from rich.table import Table as RichTable
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.content import Content
 from textual.css.query import NoMatches
 from textual.message import Message
 from textual.widget import Widget
-from textual.widgets import Select, Static
+from textual.widgets import Checkbox, Select, Static
 from textual.widgets._select import NoSelection, SelectCurrent, SelectOverlay
 
 from ..cards import RANK_TEXT, SUIT_SYMBOLS, Card
@@ -59,6 +60,18 @@ class _SafeCurrent(SelectCurrent):
                 self.placeholder if isinstance(label, NoSelection) else label)
         except NoMatches:
             pass
+
+
+class MarkedCheckbox(Checkbox):
+    """A checkbox whose state reads without colour (issue 62): ``[x]`` checked, ``[ ]`` not;
+    Textual's own draws the same ``▐X▌`` for both and tells them apart by colour alone."""
+
+    @property
+    def _button(self) -> Content:
+        plain = self.get_visual_style("toggle--label")
+        return Content.assemble(("[", plain),
+                                ("x" if self.value else " ", self.get_visual_style("toggle--button")),
+                                ("]", plain))
 
 
 class SafeSelect(Select[Any]):
