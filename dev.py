@@ -12,7 +12,10 @@
     python3 dev.py bench     # speed figures
 
 Everything is installed into ./.venv (the fresh-install check: a temporary directory, with
-downloaded wheels kept in ./.cache/wheels); nothing else outside the checkout is touched.
+downloaded wheels kept in ./.cache/wheels). Outside the checkout: the game keeps its database
+and saved games in the user data folder (~/.local/share/ristiseiska on Linux;
+RISTISEISKA_DATA_DIR moves it), and a test run writes its browser-test log and its table of
+test times to the system's temporary folder (the log is kept only when a browser test failed).
 """
 
 from __future__ import annotations
@@ -226,18 +229,66 @@ def cmd_test(args: list[str]) -> int:
     main_suite: list[str | Path] = [PY, "-m", "pytest", "-p", "no:cacheprovider", "--ignore=tests/browser"]
     if args:  # with arguments: just the tests asked for
         return run(*main_suite, *args, check=False)
-    browser = _start_browser_tests()
-    rc = run(*main_suite, "-m", "not quiet", check=False)
-    if browser is not None:
-        browser_rc = _finish_browser_tests(*browser)
-        rc = rc or browser_rc
-    if rc != 0:
+    times = _Times()
+    try:
+        browser = _start_browser_tests()
+        rc = run(*main_suite, "-m", "not quiet", check=False)
+        times.mark("the main suite ended")
+        if browser is not None:
+            browser_rc = _finish_browser_tests(*browser)
+            times.mark("the browser tests ended")
+            rc = rc or browser_rc
+        if rc != 0:
+            return rc
+        # the tests that time latency or redraw gaps, with the machine to themselves
+        rc = run(*main_suite, "-m", "quiet", check=False)
+        times.mark("the timed tests ended")
+        if rc != 0:
+            return rc
+        rc = cmd_fresh([])
+        times.mark("the fresh-install check ended")
         return rc
-    # the tests that time latency or redraw gaps, with the machine to themselves
-    rc = run(*main_suite, "-m", "quiet", check=False)
-    if rc != 0:
-        return rc
-    return cmd_fresh([])
+    finally:
+        times.report()
+
+
+class _Times:
+    """Where a whole test run's time went: when each phase ended, the slowest files and tests
+    (each pytest run appends its tests' times to one file, named by RS_TEST_TIMES)."""
+
+    def __init__(self) -> None:
+        self.start = time.monotonic()
+        self.marks: list[tuple[float, str]] = []
+        fd, name = tempfile.mkstemp(prefix="ristiseiska-times-", suffix=".tsv")
+        os.close(fd)
+        self.file = Path(name)
+        os.environ["RS_TEST_TIMES"] = name
+
+    def mark(self, what: str) -> None:
+        self.marks.append(((time.monotonic() - self.start) / 60, what))
+
+    def report(self) -> None:
+        tests: list[tuple[float, str]] = []
+        for line in self.file.read_text(encoding="utf-8").splitlines():
+            seconds, _, nodeid = line.partition("\t")
+            tests.append((float(seconds), nodeid))
+        self.file.unlink(missing_ok=True)
+        load = " ".join(f"{x:.1f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
+        say(f"where the time went (minutes from the start; load now {load}):")
+        for minutes, what in sorted(self.marks):
+            print(f"  {minutes:6.1f}  {what}")
+        files: dict[str, float] = {}
+        for seconds, nodeid in tests:
+            name = nodeid.split("::")[0]
+            files[name] = files.get(name, 0.0) + seconds
+        total = sum(s for s, _ in tests) / 60
+        print(f"  {len(tests)} tests, {total:.1f} min in all; the slowest files:")
+        for name, seconds in sorted(files.items(), key=lambda x: -x[1])[:15]:
+            print(f"  {seconds:8.1f} s  {name}")
+        print("  the slowest tests:")
+        for seconds, nodeid in sorted(tests, reverse=True)[:10]:
+            print(f"  {seconds:8.1f} s  {nodeid}")
+        sys.stdout.flush()
 
 
 def _start_browser_tests() -> tuple[subprocess.Popen[bytes], Path] | None:

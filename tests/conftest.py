@@ -71,3 +71,20 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: Any) -> None:
     else:
         print(message, file=sys.stderr)
     session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+# -- where the time went (``python3 dev.py test`` sums it up at the end) ----------------------
+_TIMES = os.environ.get("RS_TEST_TIMES")
+_durations: dict[str, float] = {}
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if _TIMES:
+        _durations[report.nodeid] = _durations.get(report.nodeid, 0.0) + report.duration
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if _TIMES and _durations:
+        with open(_TIMES, "a", encoding="utf-8") as out:
+            for nodeid, seconds in _durations.items():
+                out.write(f"{seconds:.3f}\t{nodeid}\n")

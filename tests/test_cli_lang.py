@@ -42,3 +42,23 @@ def test_lang_fi_is_taken_and_answers_in_finnish(argv: tuple[str, ...], finnish:
     en = _run(*argv)
     assert en.returncode == 0, en.stderr
     assert english in en.stdout and finnish not in en.stdout
+
+
+def test_a_command_line_imports_only_its_own_command() -> None:
+    """`ristiseiska play --help` builds the play command's options alone: the other commands'
+    modules (the web server's stack, the trainer) are not imported, which keeps every start
+    quick; the bare `--help` still lists every command."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from ristiseiska.cli import build_parser, _command_of\n"
+            "build_parser(_command_of(['presets', '--help']))\n"
+            "print(sorted(m for m in sys.modules if m.startswith('ristiseiska.commands.')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, timeout=120).stdout
+    assert "ristiseiska.commands.presets" in out
+    assert "ristiseiska.commands.serve" not in out and "ristiseiska.commands.train" not in out
+    from ristiseiska.cli import COMMANDS, build_parser
+
+    text = build_parser().format_help()
+    assert all(name in text for name in COMMANDS)

@@ -20,6 +20,14 @@ def test_the_reference_pages_stay_short(path: str, limit: int) -> None:
     assert lines < limit, f"{path} has {lines} lines; move history to docs/notes/"
 
 
+@pytest.mark.parametrize("path, limit", [("docs/strength.md", 2500)])
+def test_the_players_pages_read_in_ten_minutes(path: str, limit: int) -> None:
+    """About 250 words a minute: the algorithms and the research go to programmers' pages
+    (docs/bots-internals.md) and the history to docs/notes/."""
+    words = len((ROOT / path).read_text(encoding="utf-8").split())
+    assert words <= limit, f"{path} has {words} words; move details to a programmers' page"
+
+
 def test_the_reference_pages_are_not_a_diary() -> None:
     for path in ("README.md", "docs/web.md", "docs/strength.md"):
         text = (ROOT / path).read_text(encoding="utf-8")
@@ -59,3 +67,11 @@ def test_every_anchor_in_the_reference_pages_exists() -> None:
             if anchor not in _anchors(page.parent / target):
                 missing.append(f"{page.relative_to(ROOT)}: {target}#{anchor}")
     assert not missing, missing
+
+
+def test_the_web_guide_names_every_level_the_lobby_offers() -> None:
+    from ristiseiska.web.bots import levels
+
+    text = (DOCS / "web.md").read_text(encoding="utf-8")
+    lobby = text[:text.index("*Create table*")]
+    assert all(f"`{level}`" in lobby for level in levels()), levels()

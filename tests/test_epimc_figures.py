@@ -1,4 +1,4 @@
-"""The issue-49 table in docs/strength.md is read from the plays in docs/notes/epimc-plays.csv:
+"""The issue-49 table in docs/bots-internals.md is read from the plays in docs/notes/epimc-plays.csv:
 every cell's win rate is recomputed here, each line covers deals 0-499 of both test seeds from
 every seat, and a play in which the exact leaves never acted is the master's own play."""
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PLAYS = ROOT / "docs" / "notes" / "epimc-plays.csv"
-STRENGTH = ROOT / "docs" / "strength.md"
+STRENGTH = ROOT / "docs" / "bots-internals.md"
 ROW = {"random": "| + 3 random |", "expert": "| + 3 expert |",
        "master-classic": "| + 3 master-classic |"}
 

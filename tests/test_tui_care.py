@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import random
+import time
 from pathlib import Path
 from typing import Any
 
@@ -323,6 +324,15 @@ async def test_the_deal_over_window_sits_below_the_table_and_shows_every_hand(
             assert f"{s.results[-1].points[seat]} piste" in line
 
 
+async def _started(app: PlayApp, pilot: Any, limit: float = 30.0) -> None:
+    """Wait until pressing Start has started the match (on a loaded machine the set-up can
+    take more than one pause), bounded so that a match that never starts fails the test."""
+    deadline = time.monotonic() + limit
+    while app.session is None and time.monotonic() < deadline:
+        await pilot.pause(0.05)
+    await pilot.pause()
+
+
 # --- (f) bot levels: one name per language -----------------------------------------------------------
 
 @pytest.mark.parametrize(("lang", "word"), [("fi", "taitava"), ("en", "expert")])
@@ -335,7 +345,7 @@ async def test_bot_levels_have_the_same_name_in_setup_and_play(tmp_path: Path, l
         note = " ".join(str(w.render()) for w in app.screen.query(".note"))
         assert word in note and level_label("master", lang) in note
         app.screen.query_one("#start", Button).press()
-        await pilot.pause()
+        await _started(app, pilot)
         assert app.session is not None and app.session.setup.bots == ["expert"] * 3
         panel = str(app.screen.query_one("#players", Static).render())
         assert f"({word})" in panel
@@ -347,7 +357,7 @@ async def test_setup_takes_level_names_in_either_language(tmp_path: Path) -> Non
     async with app.run_test(size=LARGE) as pilot:
         app.screen.query_one("#bots", Input).value = "Mestari, basic,satunnainen"
         app.screen.query_one("#start", Button).press()
-        await pilot.pause()
+        await _started(app, pilot)
         assert app.session is not None
         assert app.session.setup.bots == ["master", "basic", "random"]
 

@@ -206,3 +206,16 @@ def test_without_an_explicit_port_the_next_free_one_is_taken() -> None:
                 s.close()
     finally:
         busy.close()
+
+
+def test_the_servers_database_follows_the_data_dir_variable(tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """`RISTISEISKA_DATA_DIR` moves the server's default database as it moves the terminal
+    game's saved games: one data folder for both."""
+    from ristiseiska.paths import data_dir
+    from ristiseiska.store.urls import default_database_url
+
+    monkeypatch.setenv("RISTISEISKA_DATA_DIR", str(tmp_path / "here"))
+    url = default_database_url()
+    assert url == f"sqlite+aiosqlite:///{tmp_path / 'here' / 'ristiseiska.sqlite3'}"
+    assert (tmp_path / "here").is_dir() and data_dir() == tmp_path / "here"

@@ -25,10 +25,14 @@ COMMANDS = {
     "puzzles": "puzzles",
     "train": "train",
     "ceiling": "ceiling",
+    "daily": "daily",
 }
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The whole parser; with ``only``, that command's options in full and the others by name
+    alone (importing every command's module costs a second of start-up: numba, numpy, the web
+    stack), which is all a command line naming ``only`` needs."""
     parser = argparse.ArgumentParser(
         prog="ristiseiska",
         description="Ristiseiska (Sevens, Fan Tan, Sjuan) with every house rule.",
@@ -36,6 +40,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, module_name in COMMANDS.items():
+        if only is not None and name != only:
+            sub.add_parser(name)
+            continue
         try:
             module = importlib.import_module(f"ristiseiska.commands.{module_name}")
         except ImportError:
@@ -46,9 +53,15 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _command_of(argv: Sequence[str]) -> str | None:
+    """The command a command line names (its first word, when that is a command)."""
+    return argv[0] if argv and argv[0] in COMMANDS else None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(_command_of(words))
+    args = parser.parse_args(words)
     if args.version:
         from ristiseiska import __version__
 
@@ -61,7 +74,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         except ImportError:
             parser.print_help()
             return 0
-        args = parser.parse_args(["serve", *(argv or [])])
+        parser = build_parser("serve")
+        args = parser.parse_args(["serve", *words])
     try:
         from .commands.common import check_numbers
 

@@ -119,9 +119,12 @@ async def test_a_jokerit_deal_nobody_can_finish_ends_at_once_and_the_pass_is_mad
         seeded.run(t.play(g.to_move, text))
     assert g.to_move == 0 and forced_move(g) is not None and forced_move(g).text() == "pass"
     assert not g.is_over()
-    for page in (anna, ville):  # the pages have caught up with the moves
+    # the pages catch up with the moves: the table's state is sent once more (a page that fell
+    # behind under load takes the whole state from it), then each page shows every move
+    seeded.run(_broadcast(t))
+    for page in (anna, ville):
         await page.locator("[data-testid=log] li").nth(len(line) - 3).wait_for(
-            state="attached", timeout=20000)
+            state="attached", timeout=60000)
     # Anna's only move is to pass: with a short pause the server makes it for her
     t.forced.pause = 1.5
     seeded.run(_rebroadcast(t))
@@ -146,6 +149,11 @@ async def test_a_jokerit_deal_nobody_can_finish_ends_at_once_and_the_pass_is_mad
     assert g.result.loser == (0, 1) and len(g.moves) == len(line)
     await anna_ctx.close()
     await ville_ctx.close()
+
+
+async def _broadcast(t: Any) -> None:
+    async with t.lock:
+        t._broadcast()
 
 
 async def _rebroadcast(t: Any) -> None:

@@ -67,7 +67,7 @@ from .expert import ExpertBot, Features
 DEFAULT_ITERATIONS = 150
 # With the kernel: sampled deals, playouts of each, and how many of the bot's own next choices
 # in every playout are searched (each option played out ``tries`` times in that deal) rather
-# than left to the ``own`` rule; docs/strength.md, "Searching its own next choices". The
+# than left to the ``own`` rule; docs/bots-internals.md, "Searching its own next choices". The
 # classic master (``master-classic``) keeps 800 deals, 8 playouts and no search.
 DEFAULT_KERNEL_ITERATIONS = 400
 DEFAULT_ROLLOUTS = 4
@@ -442,7 +442,7 @@ class ClassicMasterBot(MasterBot):
 class EpimcMasterBot(MasterBot):
     """``master-epimc``: the master with exact leaves late in a deal against players it reads
     as random, its next choice pooled over the worlds that look alike to it (extended PIMC;
-    :mod:`ristiseiska.search.exact`; measured in docs/strength.md)."""
+    :mod:`ristiseiska.search.exact`; measured in docs/bots-internals.md)."""
 
     name = "master-epimc"
     default_exact = EPIMC_EXACT

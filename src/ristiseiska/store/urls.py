@@ -33,9 +33,9 @@ def describe_error(e: BaseException, url: str) -> str:
 
 
 def default_database_url() -> str:
-    import platformdirs
+    from ..paths import data_dir
 
-    path = Path(platformdirs.user_data_dir("ristiseiska", appauthor=False))
+    path = data_dir()
     path.mkdir(parents=True, exist_ok=True)
     return f"sqlite+aiosqlite:///{path / 'ristiseiska.sqlite3'}"
 

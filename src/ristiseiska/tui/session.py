@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import random
 import re
 import secrets
@@ -36,6 +35,7 @@ from ..game import Event, Game, IllegalMoveError
 from ..i18n import LANGS, PLAYER_NAMES
 from ..match import Match
 from ..moves import GIVE, Move, MoveError
+from ..paths import data_dir as data_dir  # the terminal game reads it from here
 from ..rules import Rules, RulesError, preset
 from ..scoring import Result
 
@@ -45,19 +45,6 @@ STATE_FORMAT = "ristiseiska-play-state"
 STATE_FILE = "play-resume.json"
 # Bots get people's names so that the log reads like a family game.
 BOT_NAMES = PLAYER_NAMES
-
-
-def data_dir(override: str | os.PathLike[str] | None = None) -> Path:
-    """Where saved games and records live: ``--data-dir``, ``$RISTISEISKA_DATA_DIR`` or the
-    user data directory of the platform."""
-    if override:
-        return Path(override)
-    env = os.environ.get("RISTISEISKA_DATA_DIR")
-    if env:
-        return Path(env)
-    import platformdirs
-
-    return Path(platformdirs.user_data_dir("ristiseiska", appauthor=False))
 
 
 def _t(key: str, lang: str, **kw: Any) -> str:

@@ -218,7 +218,7 @@ def build_config(data: Any, max_match_deals: int = 100) -> dict[str, Any]:
 
 def _warm_bots(pool: BotPool, say: Callable[[str], None]) -> None:
     say("ristiseiska: preparing the master bot in a background process (the first run "
-        "compiles it, which can take a minute; meanwhile the lobby works and a master bot "
+        "compiles it: a few minutes, more on a busy machine; meanwhile the lobby works and a master bot "
         "plays by the expert's rules)")
     start = time.perf_counter()
 
