@@ -51,7 +51,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--date", metavar="YYYY-MM-DD",
                    help="a past day's deal (practice); a day that has not begun is refused")
     p.add_argument("--show", action="store_true", help="print the day's result and your streak")
-    p.add_argument("--lang", choices=("fi", "en"), default=None, help="language (default fi)")
+    from ristiseiska.i18n import LANGS
+
+    p.add_argument("--lang", choices=LANGS, default=None, help="language: " + ", ".join(LANGS) + " (default fi)")
     p.add_argument("--auto", metavar="LEVEL",
                    help="let a bot play your seat (expert, master …) instead of the terminal game")
     p.add_argument("--moves", metavar="FILE",
@@ -338,7 +340,9 @@ def _command(deal: Any, lang: str) -> str:
     cmd = "ristiseiska daily"
     if deal.preset != "ristiseiska":
         cmd += f" --preset {deal.preset}"
-    return cmd + (" --lang en" if lang == "en" else "")
+    from ristiseiska.i18n import DEFAULT_LANG
+
+    return cmd + (f" --lang {lang}" if lang != DEFAULT_LANG else "")
 
 
 def _warm(lang: str) -> None:
