@@ -76,7 +76,7 @@ def test_swedish_card_names_and_sentences() -> None:
     assert i18n.card_name("CA", "sv") == "klöver ess"
     assert i18n.card_name("DJ+", "sv") == "ruter knekt (andra leken)"
     assert i18n.card_name("X1", "sv") == "joker"
-    assert parse_card("H7").name("sv") == "hjärter sju"
+    assert i18n.card_name(parse_card("H7"), "sv") == "hjärter sju"
     assert i18n.describe_move("H6", "sv") == "Lägg hjärter sex"
     assert i18n.describe_event({"seat": 0, "type": "play", "card": "DQ"}, ["Astrid"], "sv") == \
         "Astrid lade ruter dam."
