@@ -251,11 +251,11 @@ def test_hidden_cards_are_described_without_the_card(lang):
                 real = next(e for e in gives if e.seat == d["seat"] and e.other == d["to"])
                 assert real.card is not None
                 for c in CARDS[:52]:  # no card name at all, in any form
-                    assert c.name(lang) not in text and c.name(lang, "acc") not in text
+                    assert card_name(c, lang) not in text and card_name(c, lang, "acc") not in text
     assert hidden >= 2 * len(gives)  # each give is hidden from the two other seats
     for kind in ("give", "draw", "swap", "play"):
         text = describe_event({"seat": 0, "type": kind, "to": 1}, NAMES, lang)
-        assert text and all(c.name(lang, "acc") not in text for c in CARDS[:52])
+        assert text and all(card_name(c, lang, "acc") not in text for c in CARDS[:52])
 
 
 def test_describe_event_finnish_and_english_sentences():
@@ -306,7 +306,7 @@ def test_describe_move_every_kind(lang):
         label = describe_move(m, lang)
         assert label.strip() and label != m.kind and label == describe_move(str(m), lang)
         if m.card is not None:
-            assert h6.name(lang) in label
+            assert card_name(h6, lang) in label
         labels.add(label)
     assert len(labels) == len(moves)
     assert card_name("H6", lang, "acc") in describe_move("X1=H6", lang)
@@ -359,7 +359,7 @@ def test_every_option_and_value_has_a_label(lang):
         assert not any(x.startswith("core.") for x in labels), name
         if lang == "fi":  # (English may use the option's own word, e.g. "pass")
             assert not labels & set(values), f"{name}: a value is shown untranslated"
-    assert option_value_label("opening", "C7", lang) == parse_card("C7").name(lang)
+    assert option_value_label("opening", "C7", lang) == card_name("C7", lang)
     assert option_value_label("extra_move", True, lang) != option_value_label("extra_move", False, lang)
     assert "21" in option_value_label("token_value", 21, lang)
     for p in preset_names():
@@ -384,7 +384,7 @@ def test_explain_rules_for_every_preset(name, lang):
         assert f" {r.token_value} " in text
         assert t("core.token", lang) in text.lower()
     if r.opening != "any":
-        assert parse_card(r.opening).name(lang) in text.lower()
+        assert card_name(r.opening, lang) in text.lower()
     if r.match_target:
         assert str(r.match_target) in text
     if r.match_deals and not r.match_target:

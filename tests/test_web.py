@@ -407,6 +407,12 @@ def test_rules_page_and_catalogs(client: TestClient) -> None:
     web_fi = {k for k in cat_fi["texts"] if k.startswith("web.")}
     assert web_fi and web_fi == {k for k in cat_en["texts"] if k.startswith("web.")}
     assert cat_fi["cards"]["H6"] == "herttakuutonen"
+    # Swedish (issue 61): the table's rules and the catalog, with the same keys
+    sv = client.get(f"/api/tables/{tid}/rules?lang=sv").json()["text"]
+    assert sv not in (fi, en) and "Klöver sju öppnar" in sv
+    cat_sv = client.get("/api/i18n/sv").json()
+    assert {k for k in cat_sv["texts"] if k.startswith("web.")} == web_fi
+    assert cat_sv["cards"]["H6"] == "hjärter sex" and cat_sv["lang"] == "sv"
 
 
 def test_pages_and_static_files(client: TestClient) -> None:

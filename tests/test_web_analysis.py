@@ -13,6 +13,7 @@ import pytest
 warnings.filterwarnings("ignore", message=".*httpx2.*")
 from fastapi.testclient import TestClient  # noqa: E402
 
+from ristiseiska import i18n  # noqa: E402
 from ristiseiska.web import analysis_api  # noqa: E402
 from ristiseiska.web.app import create_app  # noqa: E402
 
@@ -80,7 +81,7 @@ def test_own_seat_analysed_off_the_loop_and_stored(db: str) -> None:
             i for i, ev in enumerate(rec["events"]) if ev["seat"] == 0]
         for d in a["decisions"]:
             assert d["verdict"] in ("good", "inaccuracy", "mistake", "blunder", "forced")
-            assert set(d["reason"]) == {"fi", "en"}
+            assert set(d["reason"]) == set(i18n.LANGS)  # every language, Swedish too
         assert sum(a["counts"].values()) == len(a["decisions"])
     # a restarted server answers from the store at once: nothing is recomputed
     with TestClient(create_app(db, bot_delay=0.0)) as client:

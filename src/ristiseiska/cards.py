@@ -135,7 +135,9 @@ class Card(int):
     def name(self, lang: str = "fi", case: str = "nom") -> str:
         """The natural name: ``ristiseiska`` / ``seven of clubs``. ``case="acc"`` gives the
         Finnish object form (``ristiseiskan``) for sentences like "Aino pelasi …";
-        ``case="par"`` the partitive (``ristiseiskaa``) for "Sinulla ei ole …"."""
+        ``case="par"`` the partitive (``ristiseiskaa``) for "Sinulla ei ole …". Other
+        languages name their cards in their catalogs: :func:`ristiseiska.i18n.card_name`
+        (this engine layer stays below the words)."""
         if lang == "fi":
             if self >= JOKER_BASE:
                 return {"acc": "jokerin", "par": "jokeria"}.get(case, "jokeri")
@@ -143,10 +145,6 @@ class Card(int):
                 return SUIT_FI[self.suit] + RANK_FI_PAR[self.rank]
             nom, acc = RANK_FI[self.rank]
             return SUIT_FI[self.suit] + (acc if case == "acc" else nom)
-        if lang != "en":  # another language names its cards in its catalog
-            from .i18n import card_name
-
-            return card_name(self, lang, "gen" if case == "acc" else case)
         if self >= JOKER_BASE:
             return "joker"
         return f"{RANK_EN[self.rank]} of {SUIT_EN[self.suit]}"

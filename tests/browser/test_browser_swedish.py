@@ -31,12 +31,12 @@ async def test_the_first_visit_takes_the_browsers_language_and_a_choice_is_kept(
     assert labels == ["suomi", "English", "svenska"]
     # a choice made in the page wins over the browser's preference from then on
     await page.click("[data-action=lang-en]")
-    await page.wait_for_function("document.documentElement.lang === 'en'")
+    await page.wait_for_function("() => document.documentElement.lang === 'en'")
     await page.reload()
     assert await _page_lang(page) == "en"
     assert await page.locator("[data-action=create]").inner_text() == "Create table"
     await page.click("[data-action=lang-sv]")
-    await page.wait_for_function("document.documentElement.lang === 'sv'")
+    await page.wait_for_function("() => document.documentElement.lang === 'sv'")
     await page.reload()
     assert await _page_lang(page) == "sv"
     # Finnish for a Finnish browser; English for a language we do not speak

@@ -341,7 +341,9 @@ def _command(deal: Any, lang: str) -> str:
     cmd = "ristiseiska daily"
     if deal.preset != "ristiseiska":
         cmd += f" --preset {deal.preset}"
-    return cmd + (" --lang en" if lang == "en" else "")
+    from ristiseiska.i18n import DEFAULT_LANG
+
+    return cmd + (f" --lang {lang}" if lang != DEFAULT_LANG else "")
 
 
 def _warm(lang: str) -> None:

@@ -1,4 +1,4 @@
-"""``ristiseiska rules``: the rules in force explained in words (Finnish or English)."""
+"""``ristiseiska rules``: the rules in force explained in words (Finnish, English, Swedish …)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from ristiseiska.rules import Rules
 
-HELP = "explain the rules of a preset or a house-rule file in Finnish or English"
+HELP = "explain the rules of a preset or a house-rule file in Finnish, English or Swedish"
 DESCRIPTION = (
     "Print the rules in force as Markdown: a preset (default: ristiseiska) or a TOML file of "
-    "house rules, in Finnish (default) or English. With --options also list every rule option "
+    "house rules, in Finnish (default), English or Swedish. With --options also list every rule option "
     "with its value and meaning."
 )
 
@@ -21,7 +21,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     src = p.add_mutually_exclusive_group()
     src.add_argument("--preset", metavar="NAME", help="a named rule set (see `ristiseiska presets`)")
     src.add_argument("--rules", metavar="FILE.toml", help="a TOML file of house rules")
-    p.add_argument("--lang", default="fi", help="language: fi (default) or en")
+    from ristiseiska.i18n import LANGS
+
+    p.add_argument("--lang", default="fi", help="language: " + ", ".join(LANGS) + " (default fi)")
     p.add_argument("--options", action="store_true",
                    help="also print the table of every rule option, its value and meaning")
     p.add_argument("--format", choices=("auto", "markdown", "html"), default="auto",

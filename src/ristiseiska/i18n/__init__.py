@@ -181,7 +181,7 @@ def t(key: str, lang: str = DEFAULT_LANG, **kw: Any) -> str:
 
 def tn(key: str, n: int, lang: str = DEFAULT_LANG, **kw: Any) -> str:
     """Plural-aware text: ``key.one`` when ``n`` is 1 (or -1), else ``key.other``; ``{n}`` is
-    filled in. Both Finnish and English use this two-form rule."""
+    filled in. Finnish, English and Swedish all use this two-form rule."""
     form = "one" if abs(n) == 1 else "other"
     return t(f"{key}.{form}", lang, n=n, **kw)
 

@@ -17,7 +17,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Footer, Input, Label, RichLog, Static
 
 from ..forced import forced_move
-from ..i18n import LANGS, describe_move, t, tn
+from ..i18n import LANGS, card_name, describe_move, t, tn
 from ..moves import Move
 from ..rules import Rules
 from . import background
@@ -434,7 +434,7 @@ class GameScreen(Screen[None]):
         elif len(options) == 1:
             self.play(options[0])
         else:
-            title = t("tui.pick.title", self.lang, card=card.name(self.lang))
+            title = t("tui.pick.title", self.lang, card=card_name(card, self.lang))
 
             def done(move: Move | None) -> None:
                 if move is not None:

@@ -32,7 +32,7 @@ from typing import Any
 
 from ..cards import CLUBS, DIAMONDS, CardError, card
 from ..game import Event, Game, IllegalMoveError
-from ..i18n import LANGS, PLAYER_NAMES
+from ..i18n import LANGS, PLAYER_NAMES, card_name
 from ..match import Match
 from ..moves import GIVE, Move, MoveError
 from ..paths import data_dir as data_dir  # the terminal game reads it from here
@@ -327,10 +327,10 @@ class Session:
             m = parse_move(text)
         except (MoveError, CardError):
             m = None
-        card = m.card.name(self.lang) if m is not None and m.card is not None else text
+        card = card_name(m.card, self.lang) if m is not None and m.card is not None else text
         if "is not in your hand" in reason:
             # Finnish wants the partitive here: "Sinulla ei ole patakasia."
-            missing = m.card.name(self.lang, "par") if m is not None and m.card is not None else text
+            missing = card_name(m.card, self.lang, "par") if m is not None and m.card is not None else text
             return _t("tui.error.not_in_hand", self.lang, card=missing)
         if "fits in more than one place" in reason:
             return _t("tui.error.ambiguous", self.lang, card=card)
@@ -339,7 +339,7 @@ class Session:
                       card=_opening_name(self.rules, self.lang))
         need = _needed_card(reason)
         if need is not None:
-            return _t("tui.error.does_not_fit_need", self.lang, card=card, need=need.name(self.lang))
+            return _t("tui.error.does_not_fit_need", self.lang, card=card, need=card_name(need, self.lang))
         if "does not fit" in reason:
             return _t("tui.error.does_not_fit", self.lang, card=card)
         if "you hold a playable card" in reason or "you must play" in reason:
@@ -615,7 +615,7 @@ def _opening_name(rules: Rules, lang: str) -> str:
     from ..cards import parse_card
 
     try:
-        return parse_card(rules.opening).name(lang)
+        return card_name(parse_card(rules.opening), lang)
     except CardError:
         return rules.opening
 

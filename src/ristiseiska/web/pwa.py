@@ -227,8 +227,28 @@ async def get_sw() -> Response:
 
 
 @router.get("/offline.html", include_in_schema=False)
-async def get_offline_page() -> FileResponse:
-    return FileResponse(str(STATIC.joinpath("pwa", "offline.html")))
+async def get_offline_page() -> Response:
+    return Response(offline_page(), media_type="text/html; charset=utf-8")
+
+
+def offline_page() -> str:
+    """The page a server page falls back to without a network: pwa/offline.html with a section
+    per language of i18n.LANGS, the default's first (the words from the offline.page.* texts)."""
+    from html import escape
+
+    sections = []
+    for i, lang in enumerate(i18n.LANGS):
+        text = escape(i18n.t("offline.page.text", lang, play="\0")).replace(
+            "\0", f"<strong>{escape(i18n.t('offline.play', lang))}</strong>")
+        first = ' data-testid="offline-page"' if i == 0 else ""
+        action = ' data-action="lobby"' if i == 0 else ""
+        sections.append(
+            f'<section class="panel" lang="{lang}"{first}>\n'
+            f"<h2>{escape(i18n.t('offline.page.head', lang))}</h2>\n<p>{text}</p>\n"
+            f'<p><a class="button" href="/"{action}>{escape(i18n.t("offline.page.button", lang))}'
+            "</a></p>\n</section>")
+    page = STATIC.joinpath("pwa", "offline.html").read_text("utf-8")
+    return page.replace("<!--SECTIONS-->", "\n".join(sections))
 
 
 @router.get("/offline-game", include_in_schema=False)

@@ -43,7 +43,7 @@ function fmt(x) { return (Math.round(x * 10) / 10).toFixed(1); }
 // A move in words as the server wrote it ({fi, en}, or one text), else the card's name, else
 // the move's text (an analysis stored before the words were kept).
 function words(w, move, lang, cardName) {
-  if (w && typeof w === "object") return w[lang] || w.fi || move;
+  if (w && typeof w === "object") return w[lang] || w.en || w.fi || move; // an analysis stored before a language came: English
   if (typeof w === "string" && w) return w;
   const name = cardName(move.split("@")[0]);
   return name !== move.split("@")[0] ? name : move;
@@ -96,7 +96,7 @@ export function AnalysisPanel({ analysis, step, setStep, t, lang, cardName = (c)
   const name = names[a.seat] ?? String(a.seat + 1);
   const w = (x, key) => words(x[`${key}_words`], x[key], lang, cardName);
   const acc = a.accuracy === null ? "–" : `${Math.round(a.accuracy)} %`;
-  const reason = (x) => (x.reason && (x.reason[lang] || x.reason.fi)) || "";
+  const reason = (x) => (x.reason && (x.reason[lang] || x.reason.en || x.reason.fi)) || "";
   return html`<section class="panel an" data-testid="analysis" aria-label=${t("analysis.title")}>
     <h3>${t("analysis.title")}: ${t("analysis.seat_of", { name, seat: a.seat + 1 })} — ${t("analysis.accuracy", { accuracy: acc })}</h3>
     ${id && onChange && names.length > 0 && html`<${SeatPicker} id=${id} a=${a} names=${names} t=${t} onChange=${onChange}/>`}
