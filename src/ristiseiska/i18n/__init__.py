@@ -579,3 +579,10 @@ def result_lines(result: Mapping[str, Any] | Any, names: Sequence[str] | None = 
             label = f"{label} = {total}"
         lines.append(t("core.result.points_line", lang, name=who, points=label))
     return lines
+
+
+# the grammar module names other languages' cards from the catalogs (without importing back)
+from . import grammar as _grammar  # noqa: E402
+
+_grammar._catalog.t = t
+_grammar._catalog.norm_lang = norm_lang

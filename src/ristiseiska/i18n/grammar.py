@@ -29,6 +29,7 @@ ending ("pelaajalle Aino").
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..cards import SUIT_EN, SUIT_FI, Card, CardError, parse_card
@@ -86,6 +87,19 @@ def norm_case(case: str) -> str:
     return case
 
 
+
+class _Catalog:
+    """The catalogs' lookups, handed in by the package (``ristiseiska.i18n`` sets them when it
+    loads, and importing this module loads the package first), so that the other languages'
+    card words come from their catalogs without this module importing its package back."""
+
+    t: Callable[..., str]
+    norm_lang: Callable[[str], str]
+
+
+_catalog = _Catalog()
+
+
 def rank_word(rank: int, lang: str = "fi", case: str = "nom") -> str:
     """The rank's word (0: the joker) in ``case``: ``rank_word(3, "fi", "ade")`` is
     ``kolmosella``."""
@@ -94,19 +108,16 @@ def rank_word(rank: int, lang: str = "fi", case: str = "nom") -> str:
     norm_case(case)
     if lang == "en":
         return _RANK_EN[rank]
-    from . import t
-
     key = "core.card.joker" if rank == 0 else f"core.card.rank.{rank}"
-    return t(key, lang)
+    return _catalog.t(key, lang)
 
 
 def card_case(card: Card | str, lang: str = "fi", case: str = "nom") -> str:
     """A card's name in ``case`` (Finnish; English has one form). A text card is parsed first
     (``"H6+"``, the second of two different decks, says which deck)."""
-    from . import norm_lang, t
-
+    t = _catalog.t
     c = card if isinstance(card, Card) else parse_card(str(card))
-    lang = norm_lang(lang)
+    lang = _catalog.norm_lang(lang)
     if c.is_joker:
         name = rank_word(0, lang, case)
     elif lang == "fi":

@@ -9,7 +9,7 @@ a match's update as opponents of known strength, and are never changed by it.
     >>> new = [Rating(), Rating(), Rating()]
     >>> after = rate(new, standings([10, 3, 25]))
     >>> [r.shown for r in after], [r.provisional for r in after]
-    ([1529, 1615, 1357], [True, True, True])
+    ([1534, 1638, 1328], [True, True, True])
 """
 
 from __future__ import annotations
