@@ -121,6 +121,10 @@ def render_table(view: Any, lang: str, recent: Collection[int] = ()) -> Text:
             for slot, c in zip(range(lo, hi + 1), rv.cards, strict=False):
                 occupied[slot] = c
         for slot, rank in enumerate(line):
+            if rank == 10:
+                # the ten's cell is a column wider: "+10" fills three, and ran into the
+                # card before it ("9+10", issue 62)
+                out.append(" ")
             if slot < table.minr or slot > table.maxr:
                 out.append("   ")
                 continue
