@@ -515,6 +515,8 @@ class HandView(Widget, can_focus=True):
         elif self._typing and event.key in ("enter", "backspace"):
             event.stop()
             event.prevent_default()
+            if event.key == "enter":
+                self._typing = False  # the next Enter plays the card under the cursor again
             self.post_message(self.TypeAhead("\n" if event.key == "enter" else "\b"))
 
     def on_focus(self) -> None:
