@@ -453,9 +453,12 @@ class GameScreen(Screen[None]):
             self.query_one(HandView).focus()
             self.submit_text(text)
             return
+        # The hand keeps the focus while a move is typed, so that every key of quickly typed
+        # moves comes through this one queue in order and each reply follows its own input
+        # (issue 62: with the focus moving to the input line mid-word, keys took two queues
+        # and at heavy load one move got another's reply); the input line shows the text.
         inp.value = inp.value[:-1] if event.text == "\b" else inp.value + event.text
         inp.cursor_position = len(inp.value)
-        inp.focus()
 
     @on(Button.Pressed)
     def _action(self, event: Button.Pressed) -> None:
@@ -500,7 +503,11 @@ class GameScreen(Screen[None]):
 
     def on_key(self, event: Any) -> None:
         if event.key == "escape":
-            self.query_one(HandView).focus()
+            hand = self.query_one(HandView)
+            if hand.has_focus:  # Esc drops a move being typed
+                self.query_one("#command", Input).value = ""
+                hand._typing = False
+            hand.focus()
 
     # -- bots ---------------------------------------------------------------------------------------
     def schedule_bots(self) -> None:

@@ -121,6 +121,10 @@ def render_table(view: Any, lang: str, recent: Collection[int] = ()) -> Text:
             for slot, c in zip(range(lo, hi + 1), rv.cards, strict=False):
                 occupied[slot] = c
         for slot, rank in enumerate(line):
+            if rank == 10:
+                # the ten's cell is a column wider: "+10" fills three, and ran into the
+                # card before it ("9+10", issue 62)
+                out.append(" ")
             if slot < table.minr or slot > table.maxr:
                 out.append("   ")
                 continue
@@ -511,6 +515,8 @@ class HandView(Widget, can_focus=True):
         elif self._typing and event.key in ("enter", "backspace"):
             event.stop()
             event.prevent_default()
+            if event.key == "enter":
+                self._typing = False  # the next Enter plays the card under the cursor again
             self.post_message(self.TypeAhead("\n" if event.key == "enter" else "\b"))
 
     def on_focus(self) -> None:
