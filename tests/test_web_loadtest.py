@@ -20,6 +20,8 @@ def test_loadtest_small_run_finishes_without_errors() -> None:
     assert report["tables_finished"] == 4 and report["deals_finished"] == 8
     assert report["client_moves"] > 0 and report["rtt_ms"]["p50"] > 0
     assert report["moves_all_seats"] >= 8 * 17  # at least every card of a 3-player deal
+    # the server's /metrics, scraped at the end of the run, counted every move played
+    assert report["metrics_moves_total"] == report["moves_all_seats"], report
 
 
 def test_percentile() -> None:

@@ -292,6 +292,22 @@ def pct(xs: list[float], p: float) -> float:
     return xs[k]
 
 
+def scraped_moves(base: str) -> int | None:
+    """``ristiseiska_moves_total`` as the server's ``/metrics`` says (one process: with
+    several, each counts only its own), or None when it cannot be read."""
+    import urllib.request
+
+    from prometheus_client.parser import text_string_to_metric_families
+
+    try:
+        with urllib.request.urlopen(base.rstrip("/") + "/metrics", timeout=10) as r:
+            text = r.read().decode("utf-8")
+    except OSError:
+        return None
+    return sum(int(sample.value) for family in text_string_to_metric_families(text)
+               for sample in family.samples if sample.name == "ristiseiska_moves_total")
+
+
 async def run(args: argparse.Namespace) -> dict[str, Any]:
     proc = None
     tmp = None
@@ -325,6 +341,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 return_exceptions=True)
         elapsed = time.monotonic() - start
         cpu1 = server_cpu(proc.pid) if proc is not None else {}
+        counted = (await asyncio.to_thread(scraped_moves, base)
+                   if proc is not None and getattr(args, "processes", 1) == 1 else None)
         for r in results:
             if isinstance(r, BaseException):
                 stats.errors.append(f"{type(r).__name__}: {r}")
@@ -351,6 +369,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             "moves_all_seats": stats.moves_total,
             "moves_per_s": round(stats.moves_total / elapsed, 1) if elapsed else 0,
             "client_moves": len(lat),
+            # the server's own count (/metrics), beside the moves the client saw
+            "metrics_moves_total": counted,
             "rtt_ms": {"p50": round(pct(lat, 50), 2), "p90": round(pct(lat, 90), 2),
                        "p99": round(pct(lat, 99), 2), "max": round(max(lat), 2) if lat else None,
                        "mean": round(statistics.fmean(lat), 2) if lat else None},
@@ -635,6 +655,8 @@ def main(argv: list[str] | None = None) -> int:
               f"deal(s) each: {report['tables_finished']} finished in {report['play_s']} s")
         print(f"moves on all seats: {report['moves_all_seats']} ({report['moves_per_s']}/s); "
               f"client moves timed: {report['client_moves']}")
+        if report.get("metrics_moves_total") is not None:
+            print(f"the server's /metrics counted {report['metrics_moves_total']} moves")
         print(f"move round trip (send → stored → ack): p50 {r['p50']} ms, p90 {r['p90']} ms, "
               f"p99 {r['p99']} ms, max {r['max']} ms; database: {report['database']}, "
               f"durability: {report['durability']}")
