@@ -126,3 +126,10 @@ async def open_setup(page: Any) -> None:
     """Open the lobby's full set-up (a disclosure under Play and the rule cards, issue 60)."""
     await page.click("[data-action=setup]")
     await page.wait_for_selector("[data-action=create]")
+
+
+async def counted(page: Any, timeout: float = 30_000) -> None:
+    """Wait until every figure that counts up (a deal's points, a total: ui/motion.js) shows
+    its final value."""
+    await page.wait_for_function("() => !document.querySelector('[data-counting]')",
+                                 timeout=timeout)

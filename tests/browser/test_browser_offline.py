@@ -19,7 +19,7 @@ import pytest
 from ristiseiska.web import pwa
 from ristiseiska.web.security import CSP
 
-from .conftest import LiveServer
+from .conftest import LiveServer, counted
 from .test_browser_play import act_once
 
 pytestmark = pytest.mark.asyncio
@@ -196,6 +196,7 @@ async def test_offline_play_a_whole_deal_resume_and_download_its_record(
 
     lang = await page.evaluate("() => document.documentElement.lang") or "fi"
     await play_deal(page, hint_note=t("analysis.hint.network", lang))
+    await counted(page)  # the points count up from zero when the result shows
     result = await page.inner_text("[data-testid=result]")
     assert result
     saved = await page.evaluate("() => JSON.parse(localStorage.getItem('rs.offline.saved'))")
@@ -204,6 +205,7 @@ async def test_offline_play_a_whole_deal_resume_and_download_its_record(
     # reloaded offline: the same deal, over, with its result
     await page.reload()
     await page.wait_for_selector("[data-testid=result]", timeout=120_000)
+    await counted(page)
     assert await page.inner_text("[data-testid=result]") == result
 
     # the record, downloaded offline from the history dialog

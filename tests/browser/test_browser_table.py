@@ -18,7 +18,7 @@ import pytest
 
 from ristiseiska.web.shots import act  # one move for this page, if it is its turn
 
-from .conftest import LiveServer, open_setup
+from .conftest import LiveServer, counted, open_setup
 
 pytestmark = pytest.mark.asyncio
 DESKTOP = {"width": 1280, "height": 900}
@@ -387,6 +387,7 @@ async def test_the_end_of_a_deal_shows_every_hand_and_the_board(
         live_server: LiveServer, browser: Any, size: dict[str, int]) -> None:
     page, tid = await seated(browser, live_server, size, seed=11)
     await play_until(page, lambda: _has(page, "[data-testid=result]"), limit_s=120)
+    await counted(page)  # the points count up from zero when the result shows
     g = live_server.table(tid).game
     assert g.result is not None
     for s in range(4):

@@ -4,7 +4,7 @@
 // place (a click on a moving card counts: it is the real button), or a ghost that ignores the
 // pointer; nothing waits for them, so neither the bots' pace nor the clock changes. None under
 // prefers-reduced-motion.
-import { useState, useEffect, useLayoutEffect, useRef } from "../vendor/htm-preact-standalone.mjs";
+import { html, useState, useEffect, useLayoutEffect, useRef } from "../vendor/htm-preact-standalone.mjs";
 import { reducedMotion } from "./text.js";
 
 export const MS = 300;
@@ -113,7 +113,9 @@ export function useCountUp(value, fromZero = false) {
   return shown;
 }
 
-// A count that counts up (the deal's points at its end, a player's total).
+// A count that counts up (the deal's points at its end, a player's total); while it runs it is
+// marked data-counting, so that whoever reads the figures (a test, a script) can wait for them.
 export function CountUp({ value, fromZero = false, render }) {
-  return render(useCountUp(value, fromZero));
+  const n = useCountUp(value, fromZero);
+  return html`<span class="count" data-counting=${n !== value ? "true" : undefined}>${render(n)}</span>`;
 }
