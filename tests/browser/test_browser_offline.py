@@ -171,7 +171,10 @@ async def play_deal(page: Any, limit_s: float = 240, hint_note: str | None = Non
 @pytest.mark.parametrize("level", ["basic", "neural"])
 async def test_offline_play_a_whole_deal_resume_and_download_its_record(
         live_server: LiveServer, browser: Any, tmp_path: Path, level: str) -> None:
-    ctx, page = await visit_once(browser, live_server, accept_downloads=True)
+    # reduced motion: the result's points show at once (they count up otherwise, and the
+    # result is compared with itself after a reload)
+    ctx, page = await visit_once(browser, live_server, accept_downloads=True,
+                                 reduced_motion="reduce")
     await ctx.set_offline(True)
     await page.reload()
     await page.evaluate("() => localStorage.setItem('rs.offline.delay', '0')")
