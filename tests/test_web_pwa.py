@@ -312,3 +312,43 @@ def test_an_offline_deal_replays_as_the_server_replays_it() -> None:
     for bad in (1, -1, "0", True, None):
         got = json.loads(offline.handle(json.dumps({"type": "replay", "deal": bad})))[0]
         assert got["type"] == "error" and got["code"] == "no-deal", bad
+
+
+def test_offline_a_forced_move_is_announced_then_made_for_the_player_as_online() -> None:
+    """Issue 52 offline: seed 11's first decision of seat 0 is the token. The state says so (as
+    the server's frame does, with the server's pause); the page's ``forced`` message makes it,
+    marked in the log and kept over a reload; a stale one changes nothing; ``auto_forced``
+    false leaves the move to the player."""
+    from ristiseiska.web.forced import PAUSE
+
+    assert offline.PAUSE_MS == int(PAUSE * 1000)
+    offline.handle(json.dumps({"type": "start", "config": {"preset": "ristiseiska",
+                                                           "bots": ["basic"] * 3, "seed": 11}}))
+    m = offline._MATCH[0]
+    while m.bot_due():
+        m.bot_step()
+    state = m.state("fi")
+    assert state["table"]["auto_forced"] is True
+    assert state["forced"] == {"seat": 0, "move": "token", "remaining_ms": offline.PAUSE_MS,
+                               "deal": 0, "ply": 1}
+    before = m.saved()
+    stale = json.loads(offline.handle(json.dumps({"type": "forced", "deal": 0, "ply": 0})))
+    assert [a["type"] for a in stale] == ["state"] and m.saved() == before
+    answers = json.loads(offline.handle(json.dumps({"type": "forced", "deal": 0, "ply": 1,
+                                                    "lang": "en"})))
+    assert [a["type"] for a in answers] == ["state", "saved"]
+    assert answers[0]["view"]["history"][1]["auto"] is True
+    assert answers[0]["log"][1].endswith("(No card to play: the move was made for the player.)")
+    assert answers[1]["saved"]["forced"] == [[0, 1]]
+    again = offline.OfflineMatch.from_saved(json.loads(json.dumps(answers[1]["saved"])))
+    assert again.state("en")["log"] == m.state("en")["log"]
+    # the option off: no announcement, the player takes the token herself
+    off = offline.OfflineMatch({"preset": "ristiseiska", "bots": ["basic"] * 3, "seed": 11,
+                                "auto_forced": False})
+    while off.bot_due():
+        off.bot_step()
+    assert "forced" not in off.state("fi") and off.forced_due() is None
+    assert not off.play_forced(0, 1) and len(off.game.moves) == 1
+    bad = json.loads(offline.handle(json.dumps({"type": "start", "config": {
+        "preset": "ristiseiska", "bots": ["basic"] * 3, "seed": 1, "auto_forced": "yes"}})))
+    assert bad[0]["code"] == "bad-auto-forced"

@@ -12,6 +12,13 @@ Messages are JSON texts in and lists of JSON texts out (:func:`handle`); what th
 has the shape of the server's WebSocket messages (``web/app.py``), so the table page is the
 same page. The whole state is the config and the moves (:meth:`OfflineMatch.saved`): the
 browser keeps it and rebuilds the match from it after a reload.
+
+Forced moves (issue 52) as a server table makes them (``web/forced.py``): with the config's
+``auto_forced`` (on by default) a state whose only move for the person is forced carries
+``"forced": {"seat": 0, "move": M, "remaining_ms": PAUSE_MS, "deal": D, "ply": P}``; the page
+waits that long, announcing it, then sends ``{"type": "forced", "deal": D, "ply": P}`` and
+the engine makes the move if the position is still that one. Its event says it was made for
+the player, as online.
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ import json
 from typing import Any
 
 from . import i18n
+from .forced import forced_move
 from .game import Game, IllegalMoveError
 from .match import Match
 from .moves import MoveError
@@ -30,6 +38,7 @@ from .view import make_view, public_event
 LEVELS = ("random", "basic", "expert", "neural")
 TABLE_ID = "offline"
 MAX_NAME = 24
+PAUSE_MS = 2000  # the pause before a forced move: web/forced.py's PAUSE (a test keeps them equal)
 
 
 class OfflineError(ValueError):
@@ -69,9 +78,13 @@ def check_config(data: Any) -> dict[str, Any]:
     if not isinstance(you, str):
         raise OfflineError("bad-name", "the name is a text")
     you = " ".join(you.split())[:MAX_NAME] or "Pelaaja"
+    auto = data.get("auto_forced", True)
+    if not isinstance(auto, bool):
+        raise OfflineError("bad-auto-forced", "auto_forced is true (forced moves are made for "
+                           "the player after a short pause) or false")
     others = [n for n in i18n.PLAYER_NAMES if n.casefold() != you.casefold()]
     return {"preset": name, "bots": list(bots), "seed": seed, "name": you,
-            "names": [you, *others[:len(bots)]]}
+            "names": [you, *others[:len(bots)]], "auto_forced": auto}
 
 
 class OfflineMatch:
@@ -87,6 +100,7 @@ class OfflineMatch:
         self.bots = {s: _bot(level, self.config["seed"] * 31 + s)
                      for s, level in enumerate(self.config["bots"], start=1)}
         self._hint_bot: Any = None
+        self.marks: set[tuple[int, int]] = set()  # (deal index, ply) of forced moves made here
 
     @classmethod
     def from_saved(cls, saved: dict[str, Any]) -> OfflineMatch:
@@ -103,6 +117,12 @@ class OfflineMatch:
                 g.push(g.parse_move(text))
                 if g.result is not None:
                     m.match.add_result(g.result)
+        marks = saved.get("forced") or []
+        if not isinstance(marks, list) or not all(
+                isinstance(k, list) and len(k) == 2 and all(type(x) is int for x in k)
+                for k in marks):
+            raise OfflineError("bad-save", "the saved forced moves are [deal, ply] pairs")
+        m.marks = {(d, p) for d, p in marks}
         return m
 
     @property
@@ -112,7 +132,8 @@ class OfflineMatch:
     def saved(self) -> dict[str, Any]:
         mark = self.rules.distinct_decks
         return {"config": self.config,
-                "moves": [[mv.text(mark) for mv in g.moves] for g in self.games]}
+                "moves": [[mv.text(mark) for mv in g.moves] for g in self.games],
+                "forced": [list(k) for k in sorted(self.marks)]}
 
     # -- playing ------------------------------------------------------------------------------
     def play(self, text: Any) -> str:
@@ -137,6 +158,30 @@ class OfflineMatch:
         g.push(move)
         if g.result is not None:
             self.match.add_result(g.result)
+
+    def forced_due(self) -> dict[str, Any] | None:
+        """The person's forced move the page is to make after the pause, if any."""
+        g = self.game
+        if not self.config["auto_forced"] or g.to_move != 0:
+            return None
+        move = forced_move(g)
+        if move is None:
+            return None
+        return {"seat": 0, "move": move.text(), "remaining_ms": PAUSE_MS,
+                "deal": len(self.games) - 1, "ply": len(g.moves)}
+
+    def play_forced(self, deal: Any, ply: Any) -> bool:
+        """Make the forced move announced for (``deal``, ``ply``); ``False`` when the position
+        has moved on meanwhile (the player moved)."""
+        due = self.forced_due()
+        if due is None or due["deal"] != deal or due["ply"] != ply:
+            return False
+        g = self.game
+        move = forced_move(g)
+        assert move is not None
+        self.marks.add((deal, ply))
+        self._push(move)
+        return True
 
     def bot_due(self) -> bool:
         g = self.game
@@ -209,7 +254,7 @@ class OfflineMatch:
             "clock_held": [], "waiting": False, "host": 0,
             "deals_finished": len(self.match.results), "match_over": self.match.is_over(),
             "seed_commitment": None, "seed_chosen": True, "seed": self.config["seed"],
-            "offline": True,
+            "offline": True, "auto_forced": self.config["auto_forced"],
         }
 
     def sheet(self) -> dict[str, Any]:
@@ -233,10 +278,19 @@ class OfflineMatch:
             mark = self.rules.distinct_decks
             view["final_hands"] = [[c.notation(mark) for c in g.hand(s)] for s in range(g.n)]
         names = view["names"]
-        log = [i18n.describe_event(e, names, lang) for e in view["history"]]
-        return {"type": "state", "you": 0, "table": self.table_info(), "sheet": self.sheet(),
-                "deal": len(self.games), "view": view, "clock": None, "log": log,
-                "labels": {m: i18n.describe_move(m, lang) for m in view["legal_moves"]}}
+        deal = len(self.games) - 1
+        # a forced move made for the player says so (event = ply, as web/forced.py marks them)
+        view["history"] = [{**e, "auto": True} if (deal, i) in self.marks else e
+                           for i, e in enumerate(view["history"])]
+        log = [i18n.describe_event(e, names, lang)
+               + (f" {i18n.t('forced.log.auto', lang)}" if e.get("auto") else "")
+               for e in view["history"]]
+        out = {"type": "state", "you": 0, "table": self.table_info(), "sheet": self.sheet(),
+               "deal": len(self.games), "view": view, "clock": None, "log": log,
+               "labels": {m: i18n.describe_move(m, lang) for m in view["legal_moves"]}}
+        if self.config["auto_forced"]:
+            out["forced"] = self.forced_due()
+        return out
 
     def rules_text(self, lang: str) -> dict[str, Any]:
         from .explain import explain_rules, explain_rules_html
@@ -332,6 +386,10 @@ def _handle(msg: dict[str, Any]) -> list[dict[str, Any]]:
         played = m.play(msg.get("move"))
         return [{"type": "ack", "move": played, "id": msg.get("id")}, m.state(lang),
                 {"type": "saved", "saved": m.saved()}]
+    if kind == "forced":
+        if not m.play_forced(msg.get("deal"), msg.get("ply")):
+            return [m.state(lang)]  # the player moved meanwhile: nothing to make
+        return [m.state(lang), {"type": "saved", "saved": m.saved()}]
     if kind == "bot":
         m.bot_step()
         return [m.state(lang), {"type": "saved", "saved": m.saved()}]

@@ -171,7 +171,10 @@ async def play_deal(page: Any, limit_s: float = 240, hint_note: str | None = Non
 @pytest.mark.parametrize("level", ["basic", "neural"])
 async def test_offline_play_a_whole_deal_resume_and_download_its_record(
         live_server: LiveServer, browser: Any, tmp_path: Path, level: str) -> None:
-    ctx, page = await visit_once(browser, live_server, accept_downloads=True)
+    # reduced motion: the result's points show at once (they count up otherwise, and the
+    # result is compared with itself after a reload)
+    ctx, page = await visit_once(browser, live_server, accept_downloads=True,
+                                 reduced_motion="reduce")
     await ctx.set_offline(True)
     await page.reload()
     await page.evaluate("() => localStorage.setItem('rs.offline.delay', '0')")
@@ -330,5 +333,37 @@ async def test_offline_a_match_left_mid_deal_resumes_where_it_was(live_server: L
     await page.wait_for_timeout(500)
     hand3, moves3 = await position()
     assert hand3 == hand and moves3[:len(moves)] == moves
+    assert page.errors == [] and await page.evaluate("() => window.__csp") == []
+    await ctx.close()
+
+
+async def test_offline_a_forced_move_is_announced_then_made_for_the_player(
+        live_server: LiveServer, browser: Any) -> None:
+    """Issue 60: offline, as online (web/forced.py), the player's only move — seed 11's first
+    decision of seat 0 is the token — is announced, then made for her after the pause; the
+    lobby's option is on by default and goes into the match's config."""
+    ctx, page = await visit_once(browser, live_server)
+    await ctx.set_offline(True)
+    await page.reload()
+    box = page.locator("[data-testid=offline-panel] [data-action=offline-auto-forced]")
+    assert await box.is_checked()
+    await page.evaluate("""() => {
+        localStorage.setItem('rs.offline.delay', '0');
+        localStorage.setItem('rs.offline.forced_pause', '1500');
+        localStorage.setItem('rs.offline.new', JSON.stringify({preset: 'ristiseiska',
+            bots: ['basic', 'basic', 'basic'], name: 'Anna', seed: 11, auto_forced: true}));
+    }""")
+    await page.goto(live_server.url + "/offline-game")
+    status = page.locator("[data-testid=status][data-forced=true]")
+    await status.wait_for(timeout=120_000)
+    assert (await status.inner_text()).startswith("Ei pelattavaa korttia: otat pantin.")
+    shown = time.monotonic()
+    made = page.locator("[data-testid=log] li",
+                        has_text="(Ei pelattavaa korttia: siirto tehtiin pelaajan puolesta.)")
+    await made.first.wait_for(state="attached", timeout=30_000)
+    assert time.monotonic() - shown > 0.5, "the token came without the pause"
+    saved = await page.evaluate("() => JSON.parse(localStorage.getItem('rs.offline.saved'))")
+    assert saved["config"]["auto_forced"] is True and saved["moves"][0][1] == "token"
+    assert saved["forced"] == [[0, 1]]
     assert page.errors == [] and await page.evaluate("() => window.__csp") == []
     await ctx.close()

@@ -124,6 +124,40 @@ async def test_the_score_sheet_beside_the_table_shows_every_players_column(
     assert await page.locator(".sheet-scroll").evaluate("e => e.scrollWidth <= e.clientWidth + 1")
 
 
+EIGHT = ["Annikki", "Bertta", "Cecilia", "Doris", "Eveliina", "Fredrika", "Gunilla", "Henrietta"]
+
+
+@pytest.mark.parametrize("size", [pytest.param(PHONE, id="390x844"),
+                                  pytest.param(LAPTOP, id="1366x657"),
+                                  pytest.param({"width": 1920, "height": 969}, id="1920x969")])
+async def test_the_score_sheet_of_eight_players_shows_their_names(
+        live_server: LiveServer, browser: Any, size: dict[str, int]) -> None:
+    """Issue 60: with eight players the sheet's eight name columns cut every name to "A…";
+    now a row per player, and every name shows whole (none of these needs cutting)."""
+    t = _post(f"{live_server.url}/api/tables",
+              {"seats": [{"kind": "friend", "name": n} for n in EIGHT]})
+    toks = [_post(f"{live_server.url}/api/tables/{t['id']}/seats/{i}", {"name": n})["token"]
+            for i, n in enumerate(EIGHT)]
+    ctx = await browser.new_context(viewport=size, reduced_motion="reduce")
+    await ctx.add_init_script(
+        f"localStorage.setItem('rs.seat.{t['id']}', {json.dumps(json.dumps({'seat': 0, 'token': toks[0]}))});")
+    page = await ctx.new_page()
+    await page.goto(f"{live_server.url}/t/{t['id']}")
+    await page.wait_for_selector("[data-testid=hand] [data-card]")
+    sheet = page.locator("[data-testid=score-sheet]")
+    if not await sheet.is_visible():  # the drawer from the menu, below the side box's width
+        await page.click("[data-action=menu]")
+        await page.click("[data-action=show-sheet]")
+    await sheet.wait_for()
+    names = await page.locator("[data-testid=score-sheet] tbody th").evaluate_all(
+        "els => els.map(e => [e.innerText, e.scrollWidth <= e.clientWidth, e.offsetParent !== null])")
+    assert names == [[n, True, True] for n in EIGHT], names
+    # on screen: every name's cell lies within the viewport's width
+    for box in await _boxes(page, "[data-testid=score-sheet] tbody th"):
+        assert box["x"] >= -0.5 and box["x"] + box["width"] <= size["width"] + 0.5, box
+    await ctx.close()
+
+
 async def test_on_a_phone_the_board_uses_the_height_with_bigger_cards(
         live_server: LiveServer, browser: Any) -> None:
     page, _tid = await seated(browser, live_server, PHONE)

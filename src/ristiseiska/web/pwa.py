@@ -61,7 +61,7 @@ WORKER_CSP = CSP.replace("script-src 'self'", "script-src 'self' 'wasm-unsafe-ev
 ENGINE_MODULES = [
     "__init__.py", "cards.py", "rules.py", "table.py", "game.py", "state.py", "legal.py",
     "refusals.py", "dealing.py", "kernel_rules.py", "match.py", "record.py",
-    "view.py", "moves.py", "scoring.py", "fair.py", "explain.py", "offline.py",
+    "view.py", "moves.py", "scoring.py", "fair.py", "explain.py", "offline.py", "forced.py",
     "i18n/__init__.py", "i18n/grammar.py",
     "bots/base.py", "bots/cardtypes.py", "bots/expert.py", "bots/history.py", "bots/knowledge.py",
     "bots/reasons.py", "bots/simple.py", "bots/neural_plain.py", "learn/__init__.py",

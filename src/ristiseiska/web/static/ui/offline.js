@@ -34,6 +34,9 @@ function ask(msg, type) {
   });
 }
 function botDelay() { const d = localStorage.getItem("rs.offline.delay"); return d === null ? 600 : +d; }
+// The pause before a forced move is made for the player (the engine's, as a server table's;
+// tests set their own).
+function forcedPause(forced) { const d = localStorage.getItem("rs.offline.forced_pause"); return d === null ? forced.remaining_ms : +d; }
 
 function newSeed() {
   const a = new Uint32Array(2);
@@ -78,10 +81,18 @@ export function useOfflineConn(id, lang, onError) {
   onErrorRef.current = onError;
   useEffect(() => {
     let timer = null;
+    let forcedTimer = null;
     let deals = -1;
     const h = (msg) => {
       if (msg.type === "state") {
         setState(msg); setConn("open"); setPending(false);
+        // the forced move (issue 52): the table says what is coming, then it is made for the
+        // player, as online (web/forced.py); a move of the player's own first makes it stale
+        clearTimeout(forcedTimer);
+        const f = msg.forced;
+        if (f && f.seat === msg.you) {
+          forcedTimer = setTimeout(() => post({ type: "forced", deal: f.deal, ply: f.ply, lang: langRef.current }), forcedPause(f));
+        }
         const over = msg.sheet.rows.length;
         if (over !== deals) { if (deals >= 0 || over > 0) keepRecords(); deals = over; }
       } else if (msg.type === "saved") localStorage.setItem(SAVED, JSON.stringify(msg.saved));
@@ -103,7 +114,7 @@ export function useOfflineConn(id, lang, onError) {
     if (fresh) { localStorage.removeItem(NEW); post({ type: "start", config: JSON.parse(fresh), lang }); }
     else if (saved) post({ type: "resume", saved, lang });
     else setConn("missing");
-    return () => { handlers.delete(h); clearTimeout(timer); };
+    return () => { handlers.delete(h); clearTimeout(timer); clearTimeout(forcedTimer); };
   }, []);
   const send = useCallback((msg) => {
     if (msg.type === "lang") { post({ type: "state", lang: msg.lang }); return true; }
@@ -133,8 +144,8 @@ function installFetchShim() {
     if (what === "rematch") { // the same players and rules, a new deal order
       const s = savedMatch();
       if (!s) return json({ error: "no-table", message: "no offline match" }, 404);
-      const { preset, bots, name } = s.config;
-      localStorage.setItem(NEW, JSON.stringify({ preset, bots, name, seed: newSeed() }));
+      const { preset, bots, name, auto_forced } = s.config;
+      localStorage.setItem(NEW, JSON.stringify({ preset, bots, name, auto_forced, seed: newSeed() }));
       localStorage.removeItem(SAVED);
       return json({ id: OFFLINE_ID, url: "/offline-game", seat: 0, token: OFFLINE_ID }, 201);
     }
@@ -191,6 +202,7 @@ export function OfflinePanel({ lang }) {
   const [presetName, setPreset] = useState("ristiseiska");
   const [count, setCount] = useState(4);
   const [level, setLevel] = useState("expert");
+  const [autoForced, setAutoForced] = useState(true); // issue 52: forced moves made for you
   const [online, setOnline] = useState(navigator.onLine);
   useEffect(() => { fetch(`/api/meta?lang=${lang}`).then((r) => r.json()).then(setMeta).catch(() => null); }, [lang]);
   useEffect(() => {
@@ -203,7 +215,7 @@ export function OfflinePanel({ lang }) {
   const preset = presets.find((p) => p.name === presetName) || presets[0];
   const lo = preset.rules.min_players, hi = Math.min(preset.rules.max_players, 8);
   const n = Math.min(Math.max(count, lo), hi);
-  const play = () => startOffline({ preset: preset.name, bots: Array(n - 1).fill(level), name: localStorage.getItem("rs.name") || t("offline.default_name") });
+  const play = () => startOffline({ preset: preset.name, bots: Array(n - 1).fill(level), auto_forced: autoForced, name: localStorage.getItem("rs.name") || t("offline.default_name") });
   return html`<section class="panel offline-panel" data-testid="offline-panel">
     <div class="row spread"><h2>${t("offline.title")}</h2><${InstallButton}/></div>
     ${!online && html`<p class="notice" role="status" data-testid="no-network">${t("offline.no_network")}</p>`}
@@ -216,6 +228,8 @@ export function OfflinePanel({ lang }) {
       <label>${t("offline.level")}: <select data-action="offline-level" value=${level} onChange=${(e) => setLevel(e.target.value)}>
         ${LEVELS.map((l) => html`<option value=${l}>${levelName(l)}</option>`)}</select></label>
     </div>
+    <div class="row"><label class="check" title=${t("forced.lobby.help")}><input type="checkbox" data-action="offline-auto-forced" checked=${autoForced}
+      onChange=${(e) => setAutoForced(e.target.checked)}/> ${t("forced.lobby.label")}</label></div>
     <div class="row">
       <button class="primary" data-action="play-offline" onClick=${play}>${t("offline.play")}</button>
       ${saved && html`<a class="button" href="/offline-game" data-action="resume-offline">${t("offline.resume")}</a>`}

@@ -81,11 +81,23 @@ export function Result({ view, names, sheet, you, send, id = null, table = null,
   </section>`;
 }
 
+// Up to four players: a column each. More: a row each (issue 60: eight columns in the side
+// box cut every name to its first letter), the name first, then the total and the deals.
+export const SHEET_COLUMNS_UPTO = 4;
+
 export function Sheet({ sheet, names }) {
-  return html`<section class="panel" id="sheet-panel"><h2>${t("web.sheet.title")}</h2>
-    <div class="sheet-scroll" tabindex="0" role="region" aria-label=${t("web.sheet.title")}><table class="sheet" data-testid="score-sheet">
+  const byPlayer = names.length > SHEET_COLUMNS_UPTO;
+  const cell = (row, i) => row.token_points[i] ? `${row.points[i] - row.token_points[i]} + ${row.token_points[i]}` : row.points[i];
+  const table = byPlayer
+    ? html`<table class="sheet by-player" data-testid="score-sheet" data-layout="players">
+      <thead><tr><th scope="col">${t("web.sheet.player")}</th><th scope="col">${t("web.sheet.total")}</th>${sheet.rows.map((row) => html`<th scope="col" data-deal=${row.deal} title=${t("web.sheet.deal_n", { n: row.deal })}><span class="offscreen">${t("web.sheet.deal")} </span>${row.deal}</th>`)}</tr></thead>
+      <tbody>${names.map((n, i) => html`<tr data-seat=${i}><th scope="row" class="sname" title=${n}>${n}</th><td data-total=${i}>${sheet.totals[i]}</td>${sheet.rows.map((row) => html`<td data-deal=${row.deal}>${cell(row, i)}</td>`)}</tr>`)}</tbody>
+    </table>`
+    : html`<table class="sheet" data-testid="score-sheet" data-layout="deals">
       <thead><tr><th>${t("web.sheet.deal")}</th>${names.map((n) => html`<th title=${n}>${n}</th>`)}</tr></thead>
-      <tbody>${sheet.rows.map((row) => html`<tr data-deal=${row.deal}><td>${row.deal}</td>${row.points.map((p, i) => html`<td data-seat=${i}>${row.token_points[i] ? `${p - row.token_points[i]} + ${row.token_points[i]}` : p}</td>`)}</tr>`)}</tbody>
+      <tbody>${sheet.rows.map((row) => html`<tr data-deal=${row.deal}><td>${row.deal}</td>${row.points.map((p, i) => html`<td data-seat=${i}>${cell(row, i)}</td>`)}</tr>`)}</tbody>
       <tfoot><tr><td>${t("web.sheet.total")}</td>${sheet.totals.map((p, i) => html`<td data-total=${i}>${p}</td>`)}</tr></tfoot>
-    </table></div><small>${t("web.sheet.note")}</small></section>`;
+    </table>`;
+  return html`<section class="panel" id="sheet-panel"><h2>${t("web.sheet.title")}</h2>
+    <div class="sheet-scroll" tabindex="0" role="region" aria-label=${t("web.sheet.title")}>${table}</div><small>${t("web.sheet.note")}</small></section>`;
 }
