@@ -150,7 +150,9 @@ _SUIT_STEMS = ("risti", "riste", "ruutu", "ruudu", "hertt", "herta", "pata", "pa
                "sydan", "sydam", "apila", "lapio", "timant", "heart", "club", "spade",
                "diamond", "clover",
                # Swedish (hjärter, klöver, ruter, spader; "spade" above covers spader)
-               "hjart", "klov", "ruter")
+               "hjart", "klov", "ruter",
+               # Swedish typos and the Norwegian-looking spelling: hjerter, klöwer, spadr, rutter
+               "hjert", "klow", "spadr", "rutter")
 _FI_SUITS = ("risti", "ruutu", "ruudu", "hertta", "herta", "hertan", "pata", "pada", "sydan",
              "sydamen", "apila", "lapio", "timantti",
              "hjarter", "klover", "ruter", "spader")  # Swedish compounds: hjärtersju
@@ -187,7 +189,8 @@ _COUNT_WORD = re.compile(r"^(?:[2-8]|kaksi|kaks|kolme|nelja|viisi|viis|kuusi|kuu
                          r"two|three|four|five|six|both|all|many|several|"
                          r"tva|tre|fyra|fem|sex|bada|alla|flera|manga)$")
 _COLOUR_WORD = re.compile(r"^(?:red|black|punai\w*|musta\w*|roda?|svarta?)$")
-_LETTER_RANK = re.compile(r"^[ajqkt]$")  # beside a suit word: "pata k", "Q of hearts"
+# beside a suit word: "pata k", "Q of hearts"; Swedish "spader D" (dam), "ruter Kn" (knekt)
+_LETTER_RANK = re.compile(r"^(?:[ajqktd]|kn)$")
 _SQUEEZED_RANK = re.compile(
     r"(?:ace|two|three|four|five|six|seven|eight|nine|ten|jack|knave|queen|king|deuce|"
     r"assa|kakko|kolmo|nelo|viito|vito|kuuto|kuto|seisk|seitsem|kasi|kahdeks|ysi|yhdeks|kymp|"
@@ -199,7 +202,7 @@ _SQUEEZED_SUIT = re.compile(r"(?:risti|ruutu|ruudu|hertt?a|pata|pada|sydan|sydam
 _SQUEEZED = re.compile(rf"^(?:{_SQUEEZED_SUIT.pattern}[a-z]{{0,4}}?{_SQUEEZED_RANK.pattern}|"
                        rf"{_SQUEEZED_RANK.pattern}[a-z]{{0,5}}?{_SQUEEZED_SUIT.pattern})")
 _FILLER = {"of", "the", "ja", "and"}
-_JOKER_WORD = re.compile(r"^(?:jokeri\w*|jokers?)$")
+_JOKER_WORD = re.compile(r"^(?:joker\w*)$")  # jokeri, jokers, Swedish jokern
 
 
 def _strip_marks(text: str) -> str:
@@ -221,8 +224,9 @@ def _rank_word(w: str) -> bool:
 
 
 def _letter_rank(w: str, upper: set[str]) -> bool:
-    """A rank's letter (A, J, Q, K, T); "a" only in capitals ("have a heart" is no card)."""
-    return bool(_LETTER_RANK.match(w)) and (w != "a" or w in upper)
+    """A rank's letter (A, J, Q, K, T; Swedish D, Kn); "a" and "d" only in capitals ("have a
+    heart" is no card)."""
+    return bool(_LETTER_RANK.match(w)) and (w not in ("a", "d") or w in upper)
 
 
 def card_mention(text: str) -> tuple[str, str] | None:
