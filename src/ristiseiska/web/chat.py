@@ -155,7 +155,8 @@ _SUIT_STEMS = ("risti", "riste", "ruutu", "ruudu", "hertt", "herta", "pata", "pa
                "hjert", "klow", "spadr", "rutter")
 _FI_SUITS = ("risti", "ruutu", "ruudu", "hertta", "herta", "hertan", "pata", "pada", "sydan",
              "sydamen", "apila", "lapio", "timantti",
-             "hjarter", "klover", "ruter", "spader")  # Swedish compounds: hjärtersju
+             "hjarter", "klover", "ruter", "spader",  # Swedish compounds: hjärtersju
+             "hjartr", "hjerter", "klower", "spadr")  # and their typos: hjärtrsjuan
 # rank words by their stems (Finnish cases change the ending: seiska, seiskan, seiskaa)
 _RANK_STEMS = ("ass", "kakko", "kolmo", "nelo", "viito", "vito", "kuuto", "kuto", "seisk", "seitsem",
                "seitsik", "kas", "kahdeks", "kahdeksik", "ysi", "ysia", "yhdeks", "kymp",
@@ -182,7 +183,10 @@ _RANK_WORD = re.compile(
     r"xi|xii|xiii|"
     # Swedish numbers and rank nouns after a suit word: hjärter sju, spader dam, ruter tian
     r"tva|tvaa|tvaan|tre|trea|trean|fyra|fyran|fem|femma|femman|sex|sexa|sexan|sju|sjua|sjuan|"
-    r"atta|attan|nio|nia|nian|tio|tia|tian|elva|tolv|tretton|dam|damen)$")
+    r"atta|attan|nio|nia|nian|tio|tia|tian|elva|tolv|tolva|tretton|fjorton|dam|damen)$")
+# Swedish shorthand for the suits: hj 7, sp K, ru9, kl dam. "kl" with a number is left alone:
+# "vi ses kl 7" is a time ("klockan"), so klöver needs a rank's name or letter after "kl".
+_SV_SHORT = re.compile(r"^(?:hj|sp|ru)(?:1[0-4]|[2-9])$")
 _NAMED_RANK_WORD = re.compile(rf"^(?:{_NAMED_RANK})$")
 _COUNT_WORD = re.compile(r"^(?:[2-8]|kaksi|kaks|kolme|nelja|viisi|viis|kuusi|kuus|molemmat|"
                          r"monta|pari|kaikki|"
@@ -235,7 +239,7 @@ def card_mention(text: str) -> tuple[str, str] | None:
     diamond emoji), ``notation`` (``C7``, ``h10``, ``7H``, ``SQ``, ``D7+``, ``X1``, ``С7`` in
     Cyrillic) or ``name`` (``ristiseiska``, ``herttakuutosen``, ``hertta 7``, ``hertta VII``,
     ``sydän seiska``, ``h3rtt4 s31sk4``, ``heartsseven``, ``kolme ässää``, ``2 kings``,
-    ``jokeri``; Swedish ``hjärter sju``, ``spaderkungen``, ``klöver 7``, ``två ess``; Finnish
+    ``jokeri``; Swedish ``hjärter sju``, ``spaderkungen``, ``klöver 7``, ``två ess``, ``hj 7``, ``sp K``; Finnish
     case endings, dialect, plurals, spaced-out letters and hyphens are seen through)."""
     for ch in text:
         if ch in _SUIT_SYMBOLS:
@@ -286,6 +290,13 @@ def _names(folded: str, latin: str) -> tuple[str, str] | None:
             after = [x for x in words[i + 1:i + 3] if not _COLOUR_WORD.match(x)][:1]
             if after and _NAMED_RANK_WORD.match(after[0]):
                 return "name", f"{w} {after[0]}"
+        if _SV_SHORT.match(w):
+            return "notation", w
+        if w in ("hj", "sp", "ru", "kl") and i + 1 < len(words):
+            n = words[i + 1]
+            if _letter_rank(n, upper) or _NAMED_RANK_WORD.match(n) or n in ("dam", "damen") or (
+                    w != "kl" and _rank_word(n)):
+                return "notation", f"{w} {n}"
         # a lone suit letter and a rank: "h 7", "S Q", "7 H"
         if w in ("c", "d", "h", "s") and i + 1 < len(words):
             n = words[i + 1]
