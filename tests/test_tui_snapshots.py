@@ -105,3 +105,13 @@ def test_game_in_swedish_after_a_move_80x24(snap_compare: Any, tmp_path: Path) -
     # (seed 3) and the seeded random bots answer
     app = game_app(tmp_path, bots=["random"] * 3, lang="sv")
     assert snap_compare(app, press=[*"c7", "enter"], terminal_size=SMALL)
+
+
+def test_deal_over_in_swedish_80x24(snap_compare: Any, tmp_path: Path) -> None:
+    app = game_app(tmp_path, bots=["random"] * 3, lang="sv")
+    assert snap_compare(app, run_before=_to_deal_end, terminal_size=SMALL)
+
+
+def test_setup_form_in_swedish_80x24(snap_compare: Any, tmp_path: Path) -> None:
+    d = default_settings(seed=3, pace=0.0, name="Astrid", lang="sv")
+    assert snap_compare(PlayApp(d, data_dir_path=tmp_path, save=False), terminal_size=SMALL)
