@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import LiveServer
+from .conftest import LiveServer, open_setup
 from .test_browser_play import play_until_over
 
 pytestmark = pytest.mark.asyncio
@@ -27,7 +27,8 @@ async def test_the_first_visit_takes_the_browsers_language_and_a_choice_is_kept(
     await page.goto(live_server.url + "/")
     assert await _page_lang(page) == "sv"
     assert await page.locator("[data-action=lang-sv]").get_attribute("aria-pressed") == "true"
-    assert await page.locator("[data-action=create]").inner_text() == "Skapa bord"
+    # (the button sits in the lobby's closed full set-up: its words, not its looks)
+    assert await page.locator("[data-action=create]").text_content() == "Skapa bord"
     # every language of the server's list is offered, by its own name
     labels = await page.locator(".langs button .long").all_inner_texts()
     assert labels == ["suomi", "English", "svenska"]
@@ -36,7 +37,7 @@ async def test_the_first_visit_takes_the_browsers_language_and_a_choice_is_kept(
     await page.wait_for_function("() => document.documentElement.lang === 'en'")
     await page.reload()
     assert await _page_lang(page) == "en"
-    assert await page.locator("[data-action=create]").inner_text() == "Create table"
+    assert await page.locator("[data-action=create]").text_content() == "Create table"
     await page.click("[data-action=lang-sv]")
     await page.wait_for_function("() => document.documentElement.lang === 'sv'")
     await page.reload()
@@ -60,6 +61,7 @@ async def test_a_swedish_deal_from_the_lobby_to_its_end(live_server: LiveServer,
     await page.goto(live_server.url + "/")
     assert await _page_lang(page) == "sv"
     # the lobby: Sjuan, Astrid and two bots
+    await open_setup(page)
     await page.select_option("[data-action=preset]", "sjuan")
     await page.select_option("[data-action=seat-count]", "3")
     for i, kind in enumerate(["friend", "bot", "bot"]):
@@ -150,7 +152,6 @@ async def test_swedish_screenshots(live_server: LiveServer, browser: Any) -> Non
     """The lobby and the table in Swedish on a laptop (1366×657) and a phone (390×844), saved
     under RS_SHOTS_DIR (default /tmp/shots-sv) to be looked at; neither page is wider than
     the window (the longer Swedish words must wrap, not overflow)."""
-    from .conftest import open_setup
     from .test_browser_play import act_once
 
     out = Path(os.environ.get("RS_SHOTS_DIR", "/tmp/shots-sv"))
