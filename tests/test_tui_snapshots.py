@@ -98,3 +98,20 @@ def test_asked_for_a_card_80x24(snap_compare: Any, tmp_path: Path) -> None:
     s.game = Game(rules, 3, hands=[mine, rest[:18], rest[18:]], names=s.names)
     app = PlayApp(session=s, data_dir_path=tmp_path, save=False)
     assert snap_compare(app, press=[*"c7", "enter"], terminal_size=SMALL)
+
+
+def test_game_in_swedish_after_a_move_80x24(snap_compare: Any, tmp_path: Path) -> None:
+    # issue 61: `play --lang sv` in a small terminal; the person opens with the seven of clubs
+    # (seed 3) and the seeded random bots answer
+    app = game_app(tmp_path, bots=["random"] * 3, lang="sv")
+    assert snap_compare(app, press=[*"c7", "enter"], terminal_size=SMALL)
+
+
+def test_deal_over_in_swedish_80x24(snap_compare: Any, tmp_path: Path) -> None:
+    app = game_app(tmp_path, bots=["random"] * 3, lang="sv")
+    assert snap_compare(app, run_before=_to_deal_end, terminal_size=SMALL)
+
+
+def test_setup_form_in_swedish_80x24(snap_compare: Any, tmp_path: Path) -> None:
+    d = default_settings(seed=3, pace=0.0, name="Astrid", lang="sv")
+    assert snap_compare(PlayApp(d, data_dir_path=tmp_path, save=False), terminal_size=SMALL)

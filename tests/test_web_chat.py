@@ -317,6 +317,25 @@ def test_the_card_corpus_is_refused_and_table_talk_passes() -> None:
             assert card_mention(i18n.t(f"chat.phrase.{p.id}", lang)) is None, (p.id, lang)
 
 
+SV_CARDS, SV_TALK = _corpus("chat_cards_sv.txt"), _corpus("chat_talk_sv.txt")
+
+
+def test_the_swedish_corpora_are_big_enough() -> None:
+    """Issue 61: at least 100 Swedish card texts and 50 lines of Swedish table talk."""
+    assert len(SV_CARDS) >= 100 and len(set(SV_CARDS)) == len(SV_CARDS)
+    assert len(SV_TALK) >= 50 and len(set(SV_TALK)) == len(SV_TALK)
+
+
+@pytest.mark.parametrize("text", SV_CARDS)
+def test_every_swedish_card_text_is_refused(text: str) -> None:
+    assert card_mention(text) is not None, text
+
+
+@pytest.mark.parametrize("text", SV_TALK)
+def test_every_swedish_table_talk_line_passes(text: str) -> None:
+    assert card_mention(text) is None, card_mention(text)
+
+
 def test_the_issues_live_examples_never_reach_the_table(srv: Server) -> None:
     """Issue 46: the six texts that reached the other player and the spectators at a live
     table are refused to the sender alone; a friendly line still goes through."""

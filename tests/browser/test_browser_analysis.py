@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -71,6 +72,9 @@ async def test_history_analyse_shows_verdicts(live_server: LiveServer, browser: 
     labels = await panel.locator("[data-testid=analysis-bar] .an-label").all_inner_texts()
     card_words = ("risti", "ruutu", "hertta", "pata", "jokeri", "pantti", "vuoro", "ohi")
     assert all(any(w in x.lower() for w in card_words) for x in labels), labels
+    # Finnish decimals with a comma (issue 61): "12,3 p · voitto 40 %"
+    nums = await panel.locator("[data-testid=analysis-bar] .an-num").all_inner_texts()
+    assert all(re.search(r"\d,\d p · voitto \d+ %", x) for x in nums), nums
     assert (await panel.locator("[data-testid=analysis-reason]").inner_text()).strip()
     # the analysis opens beside the replayed position, within the window
     felt = await page.locator("[data-testid=replay] .replay-board").bounding_box()

@@ -150,10 +150,13 @@ _SUIT_STEMS = ("risti", "riste", "ruutu", "ruudu", "hertt", "herta", "pata", "pa
                "sydan", "sydam", "apila", "lapio", "timant", "heart", "club", "spade",
                "diamond", "clover",
                # Swedish (hjärter, klöver, ruter, spader; "spade" above covers spader)
-               "hjart", "klov", "ruter")
+               "hjart", "klov", "ruter",
+               # Swedish typos and the Norwegian-looking spelling: hjerter, klöwer, spadr, rutter
+               "hjert", "klow", "spadr", "rutter")
 _FI_SUITS = ("risti", "ruutu", "ruudu", "hertta", "herta", "hertan", "pata", "pada", "sydan",
              "sydamen", "apila", "lapio", "timantti",
-             "hjarter", "klover", "ruter", "spader")  # Swedish compounds: hjärtersju
+             "hjarter", "klover", "ruter", "spader",  # Swedish compounds: hjärtersju
+             "hjartr", "hjerter", "klower", "spadr")  # and their typos: hjärtrsjuan
 # rank words by their stems (Finnish cases change the ending: seiska, seiskan, seiskaa)
 _RANK_STEMS = ("ass", "kakko", "kolmo", "nelo", "viito", "vito", "kuuto", "kuto", "seisk", "seitsem",
                "seitsik", "kas", "kahdeks", "kahdeksik", "ysi", "ysia", "yhdeks", "kymp",
@@ -180,14 +183,18 @@ _RANK_WORD = re.compile(
     r"xi|xii|xiii|"
     # Swedish numbers and rank nouns after a suit word: hjärter sju, spader dam, ruter tian
     r"tva|tvaa|tvaan|tre|trea|trean|fyra|fyran|fem|femma|femman|sex|sexa|sexan|sju|sjua|sjuan|"
-    r"atta|attan|nio|nia|nian|tio|tia|tian|elva|tolv|tretton|dam|damen)$")
+    r"atta|attan|nio|nia|nian|tio|tia|tian|elva|tolv|tolva|tretton|fjorton|dam|damen)$")
+# Swedish shorthand for the suits: hj 7, sp K, ru9, kl dam. "kl" with a number is left alone:
+# "vi ses kl 7" is a time ("klockan"), so klöver needs a rank's name or letter after "kl".
+_SV_SHORT = re.compile(r"^(?:hj|sp|ru)(?:1[0-4]|[2-9])$")
 _NAMED_RANK_WORD = re.compile(rf"^(?:{_NAMED_RANK})$")
 _COUNT_WORD = re.compile(r"^(?:[2-8]|kaksi|kaks|kolme|nelja|viisi|viis|kuusi|kuus|molemmat|"
                          r"monta|pari|kaikki|"
                          r"two|three|four|five|six|both|all|many|several|"
                          r"tva|tre|fyra|fem|sex|bada|alla|flera|manga)$")
 _COLOUR_WORD = re.compile(r"^(?:red|black|punai\w*|musta\w*|roda?|svarta?)$")
-_LETTER_RANK = re.compile(r"^[ajqkt]$")  # beside a suit word: "pata k", "Q of hearts"
+# beside a suit word: "pata k", "Q of hearts"; Swedish "spader D" (dam), "ruter Kn" (knekt)
+_LETTER_RANK = re.compile(r"^(?:[ajqktd]|kn)$")
 _SQUEEZED_RANK = re.compile(
     r"(?:ace|two|three|four|five|six|seven|eight|nine|ten|jack|knave|queen|king|deuce|"
     r"assa|kakko|kolmo|nelo|viito|vito|kuuto|kuto|seisk|seitsem|kasi|kahdeks|ysi|yhdeks|kymp|"
@@ -199,7 +206,7 @@ _SQUEEZED_SUIT = re.compile(r"(?:risti|ruutu|ruudu|hertt?a|pata|pada|sydan|sydam
 _SQUEEZED = re.compile(rf"^(?:{_SQUEEZED_SUIT.pattern}[a-z]{{0,4}}?{_SQUEEZED_RANK.pattern}|"
                        rf"{_SQUEEZED_RANK.pattern}[a-z]{{0,5}}?{_SQUEEZED_SUIT.pattern})")
 _FILLER = {"of", "the", "ja", "and"}
-_JOKER_WORD = re.compile(r"^(?:jokeri\w*|jokers?)$")
+_JOKER_WORD = re.compile(r"^(?:joker\w*)$")  # jokeri, jokers, Swedish jokern
 
 
 def _strip_marks(text: str) -> str:
@@ -221,8 +228,9 @@ def _rank_word(w: str) -> bool:
 
 
 def _letter_rank(w: str, upper: set[str]) -> bool:
-    """A rank's letter (A, J, Q, K, T); "a" only in capitals ("have a heart" is no card)."""
-    return bool(_LETTER_RANK.match(w)) and (w != "a" or w in upper)
+    """A rank's letter (A, J, Q, K, T; Swedish D, Kn); "a" and "d" only in capitals ("have a
+    heart" is no card)."""
+    return bool(_LETTER_RANK.match(w)) and (w not in ("a", "d") or w in upper)
 
 
 def card_mention(text: str) -> tuple[str, str] | None:
@@ -231,7 +239,7 @@ def card_mention(text: str) -> tuple[str, str] | None:
     diamond emoji), ``notation`` (``C7``, ``h10``, ``7H``, ``SQ``, ``D7+``, ``X1``, ``С7`` in
     Cyrillic) or ``name`` (``ristiseiska``, ``herttakuutosen``, ``hertta 7``, ``hertta VII``,
     ``sydän seiska``, ``h3rtt4 s31sk4``, ``heartsseven``, ``kolme ässää``, ``2 kings``,
-    ``jokeri``; Swedish ``hjärter sju``, ``spaderkungen``, ``klöver 7``, ``två ess``; Finnish
+    ``jokeri``; Swedish ``hjärter sju``, ``spaderkungen``, ``klöver 7``, ``två ess``, ``hj 7``, ``sp K``; Finnish
     case endings, dialect, plurals, spaced-out letters and hyphens are seen through)."""
     for ch in text:
         if ch in _SUIT_SYMBOLS:
@@ -282,6 +290,13 @@ def _names(folded: str, latin: str) -> tuple[str, str] | None:
             after = [x for x in words[i + 1:i + 3] if not _COLOUR_WORD.match(x)][:1]
             if after and _NAMED_RANK_WORD.match(after[0]):
                 return "name", f"{w} {after[0]}"
+        if _SV_SHORT.match(w):
+            return "notation", w
+        if w in ("hj", "sp", "ru", "kl") and i + 1 < len(words):
+            n = words[i + 1]
+            if _letter_rank(n, upper) or _NAMED_RANK_WORD.match(n) or n in ("dam", "damen") or (
+                    w != "kl" and _rank_word(n)):
+                return "notation", f"{w} {n}"
         # a lone suit letter and a rank: "h 7", "S Q", "7 H"
         if w in ("c", "d", "h", "s") and i + 1 < len(words):
             n = words[i + 1]

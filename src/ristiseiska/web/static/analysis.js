@@ -4,6 +4,7 @@
 // the replayed position with a bar of its alternatives. Until the match is over the server
 // answers only for the player's own seat (the seat token kept by app.js).
 import { html, useState, useEffect } from "./vendor/htm-preact-standalone.mjs";
+import { decimalSep } from "./ui/text.js";
 
 const VERDICT_COLOUR = { good: "#2e7d32", inaccuracy: "#b8860b", mistake: "#e65100", blunder: "#b71c1c", forced: "#757575" };
 
@@ -38,7 +39,8 @@ export function AnalyseButton({ id, deal, t, onDone }) {
     ${error && html`<span class="error" role="alert" data-testid="analysis-error">${t("analysis.failed", { error })}</span>`}`;
 }
 
-function fmt(x) { return (Math.round(x * 10) / 10).toFixed(1); }
+// One decimal, with the page's separator (a decimal comma in Finnish and Swedish).
+function fmt(x, lang) { return (Math.round(x * 10) / 10).toFixed(1).replace(".", decimalSep(lang)); }
 
 // A move in words as the server wrote it ({fi, en}, or one text), else the card's name, else
 // the move's text (an analysis stored before the words were kept).
@@ -61,7 +63,7 @@ function Bar({ d, t, lang, cardName }) {
       return html`<div class="an-bar" role="listitem" data-move=${m.move} data-played=${played} data-best=${best}>
         <span class="an-label">${name}${best ? ` · ${t("analysis.best_mark")}` : ""}${played ? ` · ${t("analysis.played_mark")}` : ""}</span>
         <span class="an-track"><span class="an-fill" style=${`width:${Math.max(2, 100 * m.points / top)}%;background:${best ? "#2e7d32" : played ? (d.verdict === "good" ? "#1565c0" : VERDICT_COLOUR[d.verdict]) : "#90a4ae"}`}></span></span>
-        <span class="an-num">${t("analysis.points_short", { points: fmt(m.points) })} · ${t("analysis.win_short", { win: Math.round(100 * m.win) })}</span>
+        <span class="an-num">${t("analysis.points_short", { points: fmt(m.points, lang) })} · ${t("analysis.win_short", { win: Math.round(100 * m.win) })}</span>
       </div>`;
     })}</div>`;
 }
@@ -107,14 +109,14 @@ export function AnalysisPanel({ analysis, step, setStep, t, lang, cardName = (c)
       onClick=${() => setStep(x.index)}>${num(x)} ${w(x, "move")}</button>`)}</div>
     ${d && html`<div class="an-current" data-testid="analysis-current">
       <p><strong>${t(d.index === step ? "analysis.decision_next" : "analysis.decision", { number: num(d), move: w(d, "move") })}</strong>${" — "}<span class="an-verdict" data-testid="analysis-verdict" data-verdict=${d.verdict} style=${`color:${VERDICT_COLOUR[d.verdict]}`}>${t(`analysis.verdict.${d.verdict}`)}</span>
-        ${d.verdict !== "forced" && html` (${t("analysis.loss_short", { loss: fmt(d.loss), se: fmt(d.se || 0) })})`}</p>
+        ${d.verdict !== "forced" && html` (${t("analysis.loss_short", { loss: fmt(d.loss, lang), se: fmt(d.se || 0, lang) })})`}</p>
       ${reason(d) && html`<p data-testid="analysis-reason">${reason(d)}</p>`}
       ${d.verdict !== "forced" && html`<${Bar} d=${d} t=${t} lang=${lang} cardName=${cardName}/>`}
     </div>`}
     <h4>${t("analysis.where")}</h4>
     ${a.costly.length === 0 ? html`<p>${t("analysis.where_none")}</p>` : html`<ol data-testid="analysis-costly">${a.costly.map((i) => {
       const x = a.decisions.find((y) => y.index === i);
-      return html`<li><button data-action="analysis-jump" data-index=${i} onClick=${() => setStep(i)}>${t("analysis.where_item", { number: num(x), move: w(x, "move"), best: w(x, "best"), loss: fmt(x.loss), reason: "" })}</button></li>`;
+      return html`<li><button data-action="analysis-jump" data-index=${i} onClick=${() => setStep(i)}>${t("analysis.where_item", { number: num(x), move: w(x, "move"), best: w(x, "best"), loss: fmt(x.loss, lang), reason: "" })}</button></li>`;
     })}</ol>`}
     <small>${t("analysis.budget", { worlds: a.worlds, seed: 0 })}</small>
   </section>`;
