@@ -445,6 +445,9 @@ class MemoryStore:
     async def set_table_state(self, *_a: Any) -> None:
         return None
 
+    async def tail(self, *_a: Any) -> tuple[int, list[tuple[int, str, str | None]]]:
+        return 0, []  # after a failed write: nothing stored beyond the table's own copy
+
 
 async def move_cost(deals: int = 15, preset_name: str = "kaksi-pakkaa", players: int = 8,
                     seed: int = 1) -> dict[int, float]:
