@@ -18,7 +18,7 @@ import { QuickWait } from "./open.js";
 import { ChatButton, SpectatorChat, chatErrorText } from "./chat.js";
 import { BackButton } from "./clock.js";
 import { forcedText } from "./forced.js";
-import { Announcer } from "./announce.js";
+import { Announcer, KeysModal, readText, useSay } from "./announce.js";
 import { reclaimSeat } from "./device.js";
 
 // The status line when the player has no card to play: why, and what the button will do.
@@ -70,6 +70,7 @@ export function TablePage({ id, lang, langs = null, useConn = useTableSocket }) 
   const handRef = useRef(null);
   const handFocus = useRef({ inside: false, index: 0 });
   const [drawer, setDrawer] = useState(null);
+  const [said, say] = useSay();
 
   const view = state && state.view;
   const you = state ? state.you : null;
@@ -132,10 +133,11 @@ export function TablePage({ id, lang, langs = null, useConn = useTableSocket }) 
   };
 
   // Keyboard shortcuts (both languages' letters work): T forced action, E/L end turn,
-  // H/V hint, R/S rules. One listener reads the newest render's values through a ref, so a
-  // key pressed right after a change never meets an old closure (effects run after paint).
+  // H/V hint, R/S rules; 1–6 read the state aloud, ? lists the keys. One listener reads the
+  // newest render's values through a ref, so a key pressed right after a change never meets an
+  // old closure (effects run after paint).
   const keyState = useRef(null);
-  keyState.current = { myTurn, other, play, modal, lang };
+  keyState.current = { myTurn, other, play, modal, lang, read: null };
   useEffect(() => {
     const onKey = (e) => {
       const { myTurn, other, play, modal, lang } = keyState.current;
@@ -143,6 +145,9 @@ export function TablePage({ id, lang, langs = null, useConn = useTableSocket }) 
       const tag = (e.target.tagName || "").toLowerCase();
       if (tag === "input" || tag === "select" || tag === "textarea") return;
       const k = e.key.toLowerCase();
+      // the reading keys (1–6) and the list of keys (?), issue 60
+      if (/^[1-6]$/.test(k) && keyState.current.read) { say(keyState.current.read(k)); e.preventDefault(); return; }
+      if (k === "?") { setModal("keys"); e.preventDefault(); return; }
       const forced = other.find((m) => FORCED.includes(m));
       if (k === "t" && myTurn && forced) { play(forced); e.preventDefault(); }
       else if ((k === "e" || k === "l" || k === t("webtable.key.stop").toLowerCase()) && myTurn && other.includes("stop")) { play("stop"); e.preventDefault(); }
@@ -206,6 +211,7 @@ export function TablePage({ id, lang, langs = null, useConn = useTableSocket }) 
     else if (myTurn) status = t("web.table.your_turn");
     else status = t("web.table.waiting", { name: names[view.to_move] });
   }
+  keyState.current.read = (k) => readText(k, { view, you, names, log: state.log || [], sheet, status });
   const hand = view && you !== null ? sortHand(view.hand) : [];
   const handKeys = (e) => {
     const btns = [...e.currentTarget.querySelectorAll("button.card")];
@@ -234,6 +240,7 @@ export function TablePage({ id, lang, langs = null, useConn = useTableSocket }) 
   const stock = view && view.stock_size > 0 ? view.stock_size : 0;
   const menuItems = [
     { action: "rules", label: t("web.action.rules"), key: "R", run: () => setModal("rules") },
+    { action: "keys", label: t("a11y.help.menu"), run: () => setModal("keys") },
     { action: "history", label: t("web.action.history"), run: () => setModal("history") },
     { action: "show-log", label: t("webtable.log"), run: () => setDrawer("log"), narrow: true },
     { action: "show-sheet", label: t("webtable.sheet"), run: () => setDrawer("sheet"), narrow: true },
@@ -278,7 +285,7 @@ export function TablePage({ id, lang, langs = null, useConn = useTableSocket }) 
         : html`<p data-testid=${startedWithout ? "started-without" : "no-free-seat"}>${t(startedWithout ? "room.started_without" : "webtable.watching_full")}</p>`}</div>`}
       <div class="mybar">
         ${view && you !== null && html`<${Seat} s=${table.seats[you]} i=${you} view=${view} you=${you} log=${state.log || []} waiting=${waiting} mine=${true} total=${totals ? totals[you] : null} clock=${state.clock} matchPlace=${places ? places[you] : null}/>`}
-        <div class=${"status" + (myTurn ? " mine" : "") + (cannot ? " cannot" : "")} role="status" data-testid="status" data-forced=${myTurn && state.forced && state.forced.seat === you ? "true" : null}>${status}</div>
+        <div class=${"status" + (myTurn ? " mine" : "") + (cannot ? " cannot" : "")} data-testid="status" data-forced=${myTurn && state.forced && state.forced.seat === you ? "true" : null}>${status}</div>
         <div class="actions">
           <${BackButton} table=${table} you=${you} send=${send}/>
           ${myTurn && other.map((m) => html`<button class="primary" data-action=${m} title=${FORCED.includes(m) ? "T" : m === "stop" ? t("webtable.key.stop") : ""} onClick=${() => play(m)}>${state.labels?.[m] || m}</button>`)}
@@ -300,7 +307,8 @@ export function TablePage({ id, lang, langs = null, useConn = useTableSocket }) 
     </aside>
     </div>
     <${Toasts} toasts=${toasts}/>
-    <${Announcer} view=${view} log=${state.log || []} you=${you} deal=${state.deal}/>
+    <${Announcer} view=${view} log=${state.log || []} you=${you} deal=${state.deal} names=${names} sheet=${sheet} myTurn=${myTurn} status=${status} said=${said} say=${say}/>
     ${modal === "rules" && html`<${RulesModal} id=${id} lang=${lang} table=${table} close=${() => setModal(null)}/>`}
+    ${modal === "keys" && html`<${KeysModal} close=${() => setModal(null)}/>`}
     ${modal === "history" && html`<${HistoryModal} id=${id} lang=${lang} sheet=${sheet} close=${() => setModal(null)}/>`}`;
 }
