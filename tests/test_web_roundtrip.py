@@ -141,7 +141,9 @@ async def _play(url: str, options: dict[str, Any], name: str, k: int, seed: int,
             if played % every == 0 or t.match.is_over() or (t.game and t.game.is_over()):
                 fresh = Store(url, durability=DURABILITY)
                 try:
-                    rebuilt = await Tables(fresh, 0.0).get(tid)
+                    # a reader's copy (own=False): with several processes on one database
+                    # it does not take the table from the process that plays it
+                    rebuilt = await Tables(fresh, 0.0).get(tid, own=False)
                     assert _state(rebuilt) == _state(t)
                 finally:
                     await fresh.close()
