@@ -143,12 +143,15 @@ class DailyService:
     async def package(self, player: str, day: date, preset: str) -> dict[str, Any]:
         """The deal to play offline. [decision] Offline play needs the deal on the client, so
         today's is handed out only as the player's counted try (a second fetch of the same
-        try gets it again); a past day's is practice."""
+        try gets it again) or, once that is in, as practice; a past day's is practice."""
         begun = await self.begin(player, day, preset, "package")
         deal = begun.deal
-        if not begun.counted and day == self.today():
+        if not begun.counted and day == self.today() and not any(
+                r.counted for r in await stored.results(self.store, player, day.isoformat(),
+                                                        preset)):
+            # the counted try is under way: the whole deal would help it
             raise Refused("no-package", "today's deal goes offline only as your counted try, "
-                          "and that try was begun at a table: practise it at a table", 409)
+                          "and that one is under way at a table: finish it first", 409)
         return {"day": day.isoformat(), "preset": preset, "counted": begun.counted,
                 "seed": deal.seed, "salt": deal.salt, "commitment": deal.commitment,
                 "shuffle_seed": deal.shuffle_seed, "rules": deal.rules.to_dict(),
@@ -156,15 +159,33 @@ class DailyService:
                 "bot_seeds": bot_seeds(deal), "record_extra": deal.record_extra()}
 
     async def submit(self, player: str, day: date, preset: str, text: Any,
-                     lang: str = "fi") -> dict[str, Any]:
+                     lang: str = "fi", practice: bool = False) -> dict[str, Any]:
         """Count an offline try from its record, replayed here; refused (nothing stored)
-        unless it is the player's counted try of the deal, played to the end honestly."""
+        unless it is the player's counted try of the deal, played to the end honestly.
+        ``practice``: a try that is not to count (checked alike, stored as practice)."""
         deal = await self.deal(day, preset)
         d = day.isoformat()
         if not isinstance(text, str) or not text.strip():
             raise Refused("bad-record", "send the deal's record as text (one JSON line)")
         if len(text) > MAX_RECORD:
             raise Refused("bad-record", f"a record is at most {MAX_RECORD} characters")
+        if not practice:
+            await self._check_counted(player, d, preset)
+        rec = parse_record_line(text.strip())
+        if isinstance(rec, str):
+            raise Refused("bad-record", f"the record does not parse: {rec}")
+        try:
+            game = await asyncio.to_thread(verify_record, deal, rec)
+        except Forged as e:
+            raise Refused(e.code, e.message, 422) from None
+        if not await self.count(player, deal, game, not practice):  # a second, at once
+            raise Refused("second-try", f"your counted try of {d} ({preset}) is in already", 409)
+        out = await self.result(player, day, preset, lang, not practice)
+        assert out is not None
+        return out
+
+    async def _check_counted(self, player: str, d: str, preset: str) -> None:
+        """Refuse unless the player's counted try of the deal is an offline one not in yet."""
         held = await stored.counted_try(self.store, player, d, preset)
         mine = await stored.results(self.store, player, d, preset)
         if any(r.counted for r in mine):
@@ -176,17 +197,6 @@ class DailyService:
         if held.kind != "package":
             raise Refused("second-try", f"your counted try of {d} ({preset}) is played at a "
                           "table; this one does not count", 409)
-        rec = parse_record_line(text.strip())
-        if isinstance(rec, str):
-            raise Refused("bad-record", f"the record does not parse: {rec}")
-        try:
-            game = await asyncio.to_thread(verify_record, deal, rec)
-        except Forged as e:
-            raise Refused(e.code, e.message, 422) from None
-        await self.count(player, deal, game, True)
-        out = await self.result(player, day, preset, lang)
-        assert out is not None
-        return out
 
     async def count(self, player: str, deal: DailyDeal, game: Game, counted: bool,
                     table_id: str | None = None) -> bool:

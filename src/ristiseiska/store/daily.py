@@ -13,7 +13,7 @@ import secrets
 import time
 from dataclasses import dataclass
 
-from sqlalchemy import Boolean, Integer, String, Text, delete, select
+from sqlalchemy import Boolean, Integer, String, Text, delete, func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -168,6 +168,9 @@ async def counted_days(store: Store, player: str) -> list[str]:
 async def forget(store: Store, player: str) -> int:
     """Delete the player's daily tries and results; how many results went."""
     async with store._write(), store.session() as s, s.begin():
-        gone = await s.execute(delete(DailyResultRow).where(DailyResultRow.player == player))
+        q = select(func.count()).select_from(DailyResultRow).where(
+            DailyResultRow.player == player)
+        gone = int((await s.execute(q)).scalar_one())
+        await s.execute(delete(DailyResultRow).where(DailyResultRow.player == player))
         await s.execute(delete(DailyTryRow).where(DailyTryRow.player == player))
-        return int(gone.rowcount or 0)
+        return gone

@@ -7,7 +7,8 @@
     GET  /api/daily/{day}/{preset}/result?device=KEY&lang=fi  (or POST with a JSON body)
     GET  /api/daily/{day}/{preset}/record?device=KEY          the player's record of the deal
     POST /api/daily/{day}/{preset}/package {"device"}         the deal to play offline
-    POST /api/daily/{day}/{preset}/submit {"device", "record"} count an offline try
+    POST /api/daily/{day}/{preset}/submit {"device", "record", "practice"?} count an offline
+                                                  try (``"practice": true``: never counted)
 
 An error is ``{"error": CODE, "message": …}``: ``not-begun`` (403) for a day that has not
 begun, ``bad-device``, ``bad-day``, ``bad-preset``; a refused record ``bad-record``,
@@ -134,7 +135,7 @@ async def submit(day: str, preset: str, request: Request) -> Response:
     try:
         data = await _params(request)
         body = await svc.submit(_player(data), svc.day(day), preset[:40], data.get("record"),
-                                _lang(data))
+                                _lang(data), data.get("practice") is True)
     except (Refused, ActionError) as e:
         return _refused(e)
     return JSONResponse(body, status_code=201)
