@@ -51,6 +51,11 @@ class DailyResultRow(Base):
     created: Mapped[float] = mapped_column()
 
 
+# The reference bot's play of a deal is kept as a practice result of the player
+# "reference:LEVEL" (never in the field), stored once: every process compares with the same.
+REFERENCE = "reference:"
+
+
 @dataclass(frozen=True)
 class Try:
     kind: str
@@ -128,7 +133,7 @@ async def add_result(store: Store, player: str, day: str, preset: str, counted: 
                          place=place, record=record, table_id=table_id, created=time.time())
     try:
         async with store._write(), store.session() as s, s.begin():
-            if not counted:
+            if not counted and not player.startswith(REFERENCE):
                 await s.execute(delete(DailyResultRow).where(
                     DailyResultRow.player == player, DailyResultRow.day == day,
                     DailyResultRow.preset == preset, DailyResultRow.counted.is_(False)))

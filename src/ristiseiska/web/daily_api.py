@@ -28,6 +28,7 @@ from .. import i18n
 from ..daily import SEAT
 from ..daily.deal import PLAYERS
 from ..daily.service import DailyService, Refused, bot_seeds
+from . import bots as botlib
 from . import chat, open_tables, rated
 from .clock import option as clock_option
 from .errors import ActionError
@@ -45,7 +46,15 @@ def service(app: Any) -> DailyService:
     (``secret``, ``reference``, ``clock``: :class:`DailyService`)."""
     svc = getattr(app.state, "daily_service", None)
     if svc is None:
-        svc = DailyService(app.state.store, **getattr(app.state, "daily_options", {}) or {})
+        options = dict(getattr(app.state, "daily_options", {}) or {})
+        pool = getattr(app.state, "bot_pool", None)
+        if pool is not None and botlib.pooled(options.get("reference", "master")):
+            # the master thinks in the bot pool's processes, never on the event loop
+            async def choose(level: str, seed: int, view: Any) -> Any:
+                return await botlib.choose_pooled(pool, level, seed, view)
+
+            options.setdefault("choose", choose)
+        svc = DailyService(app.state.store, **options)
         app.state.daily_service = svc
     return svc
 
