@@ -79,7 +79,10 @@ async def shots(page: Any, name: str) -> None:
     where = os.environ.get("IDENTITY_SHOTS")
     if where:
         Path(where).mkdir(parents=True, exist_ok=True)
-        await page.locator("[data-testid=identity]").screenshot(path=f"{where}/{name}.png")
+        panel = page.locator("[data-testid=identity]")
+        await panel.screenshot(path=f"{where}/{name}.png")
+        await panel.scroll_into_view_if_needed()
+        await page.screenshot(path=f"{where}/{name}-window.png")
 
 
 async def test_a_transfer_code_moves_the_identity(browser: Any, server: LiveServer) -> None:
