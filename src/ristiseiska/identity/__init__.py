@@ -62,7 +62,8 @@ def _hash(text: str) -> str:
 
 def on_forget(hook: ForgetHook) -> ForgetHook:
     """Register ``hook(store, player, device_hashes)``: :func:`forget` awaits it and adds the
-    counts it answers (``{"daily results": 3}``) to what it says was removed. A store of its
+    counts it answers (``{"daily": 3}``; the page words a kind by the catalog key
+    ``identity.removed.<kind>`` when there is one) to what it says was removed. A store of its
     own (the daily deal's results) deletes its rows of the player there."""
     if hook not in _hooks:
         _hooks.append(hook)

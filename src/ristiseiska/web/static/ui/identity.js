@@ -74,7 +74,7 @@ export function IdentityPanel({ lang }) {
   }, (out) => {
     const parts = Object.entries(out.removed).filter(([, n]) => n > 0).map(([k, n]) => {
       const key = `identity.removed.${k}`;
-      return t(key) !== key ? t(key, { n }) : t("identity.removed.other", { kind: k, n });
+      return t(key) !== key ? t(key, { n }) : t("identity.removed.elsewhere", { kind: k, n });
     });
     return parts.length ? t("identity.deleted", { what: parts.join(", ") }) : t("identity.deleted_nothing");
   });
