@@ -47,10 +47,16 @@ def clock(client: TestClient) -> Iterator[list[float]]:
     """The identity's clock, moved by the test."""
     now = [1_800_000_000.0]
     client.app.state.identity_clock = lambda: now[0]  # type: ignore[attr-defined]
-    client.app.state.identity_links = None  # type: ignore[attr-defined]  # a fresh limit
+    fresh(client)
     yield now
     client.app.state.identity_clock = None  # type: ignore[attr-defined]
+    fresh(client)
+
+
+def fresh(client: TestClient) -> None:
+    """Fresh rate limits (each test's own)."""
     client.app.state.identity_links = None  # type: ignore[attr-defined]
+    client.app.state.identity_secrets = None  # type: ignore[attr-defined]
 
 
 def store(client: TestClient) -> Store:
@@ -137,6 +143,18 @@ def test_codes_are_rate_limited_per_address(client: TestClient, clock: list[floa
     assert int(r.headers["retry-after"]) >= 1
     now[0] += 6.1  # one try comes back every six seconds
     assert post(client, "link", device=b, code=code).status_code == 200
+    # passkey sign-ins count as tries too; the prompts and codes asked for have their own limit
+    client.app.state.identity_links = RateLimiter(  # type: ignore[attr-defined]
+        10 / 60, 1, clock=lambda: now[0])
+    assert post(client, "passkey/login", device=b, credential=None).json()["error"] == "bad-passkey"
+    assert post(client, "passkey/login", device=b, credential=None).status_code == 429
+    client.app.state.identity_secrets = RateLimiter(  # type: ignore[attr-defined]
+        30 / 60, 2, clock=lambda: now[0])
+    assert client.post("/api/identity/passkey/login-options").status_code == 200
+    assert post(client, "code", device=a).status_code == 200
+    for path in ("code", "passkey/register-options", "passkey/login-options"):
+        r = post(client, path, device=a)
+        assert (r.status_code, r.json()["error"]) == (429, "rate-limited"), path
 
 
 def test_bad_device_keys_are_refused(client: TestClient) -> None:
@@ -148,7 +166,7 @@ def test_bad_device_keys_are_refused(client: TestClient) -> None:
     assert r.status_code == 400
 
 
-def test_a_passkey_signs_in_on_another_device(client: TestClient) -> None:
+def test_a_passkey_signs_in_on_another_device(client: TestClient, clock: list[float]) -> None:
     a, b = device(), device()
     rate_once(client, a, "m-passkey")
     key = SoftPasskey()
@@ -177,7 +195,8 @@ def test_a_passkey_signs_in_on_another_device(client: TestClient) -> None:
     assert post(client, "mine", device=c).json()["linked"] is False
 
 
-def test_a_registration_from_a_wrong_origin_is_refused(client: TestClient) -> None:
+def test_a_registration_from_a_wrong_origin_is_refused(client: TestClient,
+                                                       clock: list[float]) -> None:
     a = device()
     opts = post(client, "passkey/register-options", device=a).json()
     cred = SoftPasskey().create(opts, origin="https://evil.example")
@@ -294,3 +313,16 @@ def test_a_database_at_revision_0004_is_upgraded_keeping_ratings(
         assert set(names) <= set(inspect(conn).get_table_names())
         assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0006"
     engine.dispose()
+
+
+def test_a_failing_database_is_a_clear_answer(client: TestClient,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    from ristiseiska.store import StoreError
+
+    async def broken(*_args: Any) -> Any:
+        raise StoreError("the database is away")
+
+    monkeypatch.setattr(identity, "summary", broken)
+    r = post(client, "mine", device=device())
+    assert (r.status_code, r.json()["error"]) == (503, "store")
+    assert "away" in r.json()["message"]

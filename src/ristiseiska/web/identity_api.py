@@ -5,14 +5,17 @@ device only by its hash. ``POST /api/identity/...``:
 
 - ``mine``: ``{"player", "devices", "passkeys", "linked"}`` of this device's player;
 - ``code``: a one-time transfer code ``{"code": "ACDE-3467", "expires", "lifetime"}``;
-- ``link`` ``{"device", "code"}``: this device joins the code's player (rate-limited per
-  address: :data:`LINK_BURST` tries, then one every ``60 / LINK_PER_MINUTE`` seconds);
+- ``link`` ``{"device", "code"}``: this device joins the code's player;
 - ``passkey/register-options``, ``passkey/register`` ``{"device", "credential"}``: a passkey
   for this device's player; ``passkey/login-options``, ``passkey/login``: sign in with one
   (links this device);
 - ``delete`` ``{"device", "player"}``: forget the player; ``{"removed": {KIND: COUNT}}``.
 
-Refusals are ``{"error": CODE, "message": TEXT}``; nothing is changed by one.
+Refusals are ``{"error": CODE, "message": TEXT}``; nothing is changed by one. Per client
+address, tries to link (a code or a passkey) are limited to :data:`LINK_BURST` at once, then
+one every ``60 / LINK_PER_MINUTE`` seconds, so codes cannot be guessed; the secrets a client
+makes the server keep (codes, passkey prompts) to :data:`SECRET_BURST`, then
+:data:`SECRET_PER_MINUTE` a minute.
 """
 
 from __future__ import annotations
@@ -23,9 +26,11 @@ from urllib.parse import urlsplit
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
+from sqlalchemy.exc import SQLAlchemyError
 
 from .. import identity
 from ..identity import IdentityError, passkeys
+from ..store import StoreError
 from .errors import ActionError
 from .seats import check_device
 from .security import RateLimiter, json_body
@@ -34,6 +39,8 @@ router = APIRouter()
 
 LINK_PER_MINUTE = 10.0
 LINK_BURST = 10
+SECRET_PER_MINUTE = 30.0
+SECRET_BURST = 30
 
 STATUS = {"not-yours": 403, "wrong-origin": 403, "wrong-challenge": 403,
           "wrong-code": 404, "unknown-passkey": 404, "used-code": 409, "used-challenge": 409,
@@ -46,12 +53,23 @@ def _now(request: Request) -> float:
     return float(clock()) if clock is not None else time.time()
 
 
-def _limiter(request: Request) -> RateLimiter:
+def _limited(request: Request, what: str) -> Response | None:
+    """A refusal when this address has used up its ``what`` ("links" or "secrets")."""
     state = request.app.state
-    if getattr(state, "identity_links", None) is None:
-        state.identity_links = RateLimiter(LINK_PER_MINUTE / 60, LINK_BURST)
-    limiter: RateLimiter = state.identity_links
-    return limiter
+    if not state.limits.per_address:
+        return None
+    per_minute, burst = ((LINK_PER_MINUTE, LINK_BURST) if what == "links"
+                         else (SECRET_PER_MINUTE, SECRET_BURST))
+    name = f"identity_{what}"
+    if getattr(state, name, None) is None:  # tests put in one with a clock of their own
+        setattr(state, name, RateLimiter(per_minute / 60, burst))
+    limiter: RateLimiter = getattr(state, name)
+    addr = request.scope.get("client_addr", "")
+    if limiter.allow(addr):
+        return None
+    noun = "tries to link a device" if what == "links" else "codes and passkey prompts"
+    return _refuse("rate-limited", f"at most {int(per_minute)} {noun} a minute from one "
+                   "address; wait a moment", **{"Retry-After": str(limiter.retry_after(addr))})
 
 
 def page_origin(request: Request) -> tuple[str, str]:
@@ -81,12 +99,16 @@ def _refuse(code: str, message: str, **headers: str) -> Response:
                         headers=headers or None)
 
 
-async def _answer(request: Request, work: Any) -> Response:
+async def _answer(request: Request, work: Any, limit: str | None = None) -> Response:
+    if limit and (refused := _limited(request, limit)):
+        return refused
     try:
         data, device_hash = await _device(request)
         out = await work(data, device_hash)
     except (ActionError, IdentityError) as e:
         return _refuse(e.code, e.message)
+    except (SQLAlchemyError, StoreError, OSError) as e:
+        return _refuse("store", f"the identity cannot be read or stored now: {e}")
     if isinstance(out, Response):
         return out
     return JSONResponse(out)
@@ -105,24 +127,17 @@ async def code(request: Request) -> Response:
     async def work(_data: dict[str, Any], h: str) -> dict[str, Any]:
         text, expires = await identity.make_code(store, h, _now(request))
         return {"code": text, "expires": expires, "lifetime": identity.CODE_LIFETIME}
-    return await _answer(request, work)
+    return await _answer(request, work, "secrets")
 
 
 @router.post("/api/identity/link")
 async def link(request: Request) -> Response:
     store = request.app.state.store
-    lim = request.app.state.limits
-    addr = request.scope.get("client_addr", "")
-    limiter = _limiter(request)
-    if lim.per_address and not limiter.allow(addr):
-        return _refuse("rate-limited", f"at most {int(LINK_PER_MINUTE)} transfer codes a minute "
-                       "from one address; wait a moment",
-                       **{"Retry-After": str(limiter.retry_after(addr))})
 
     async def work(data: dict[str, Any], h: str) -> dict[str, Any]:
         await identity.redeem_code(store, h, data.get("code"), _now(request))
         return await identity.summary(store, h)
-    return await _answer(request, work)
+    return await _answer(request, work, "links")
 
 
 @router.post("/api/identity/passkey/register-options")
@@ -135,7 +150,7 @@ async def register_options(request: Request) -> Response:
         player = await identity.player_of(store, h)
         return await passkeys.registration_options(store, player, page_origin(request)[1],
                                                    name, _now(request))
-    return await _answer(request, work)
+    return await _answer(request, work, "secrets")
 
 
 @router.post("/api/identity/passkey/register")
@@ -154,8 +169,13 @@ async def register(request: Request) -> Response:
 @router.post("/api/identity/passkey/login-options")
 async def login_options(request: Request) -> Response:
     store = request.app.state.store
-    return JSONResponse(await passkeys.login_options(store, page_origin(request)[1],
-                                                     _now(request)))
+    if refused := _limited(request, "secrets"):
+        return refused
+    try:
+        return JSONResponse(await passkeys.login_options(store, page_origin(request)[1],
+                                                         _now(request)))
+    except (SQLAlchemyError, StoreError, OSError) as e:
+        return _refuse("store", f"the identity cannot be read or stored now: {e}")
 
 
 @router.post("/api/identity/passkey/login")
@@ -166,7 +186,7 @@ async def login(request: Request) -> Response:
         origin, rp_id = page_origin(request)
         await passkeys.login(store, h, data.get("credential"), [origin], rp_id, _now(request))
         return await identity.summary(store, h)
-    return await _answer(request, work)
+    return await _answer(request, work, "links")
 
 
 @router.post("/api/identity/delete")
