@@ -326,3 +326,31 @@ def test_a_failing_database_is_a_clear_answer(client: TestClient,
     r = post(client, "mine", device=device())
     assert (r.status_code, r.json()["error"]) == (503, "store")
     assert "away" in r.json()["message"]
+
+
+def test_codes_and_deletion_on_postgresql(pg_cluster: str) -> None:
+    url = pg_kit.new_database(pg_cluster, f"rs_id_logic_{os.getpid()}")
+
+    async def go() -> None:
+        s = Store(url)
+        await s.init()
+        try:
+            a, b = check_device("pg-device-a-000001"), check_device("pg-device-b-000001")
+            assert a and b
+            await stored.rate_match(s, "m-pg", "sjuan", [identity.device_player(a), Rating()],
+                                    [1, 2])
+            code, _ = await identity.make_code(s, a, now=100.0)
+            with pytest.raises(identity.IdentityError, match="expired"):
+                await identity.redeem_code(s, b, code, now=700.0)
+            code, _ = await identity.make_code(s, a, now=100.0)
+            assert await identity.redeem_code(s, b, code, now=101.0) == identity.device_player(a)
+            with pytest.raises(identity.IdentityError, match="used already"):
+                await identity.redeem_code(s, check_device("pg-device-c-000001") or "", code,
+                                           now=102.0)
+            assert await identity.player_of(s, b) == identity.device_player(a)
+            removed = await identity.forget(s, identity.device_player(a))
+            assert removed == {"ratings": 1, "names": 0, "devices": 2, "passkeys": 0}
+            assert await identity.player_of(s, b) == identity.device_player(b)
+        finally:
+            await s.close()
+    asyncio.run(go())
