@@ -21,6 +21,7 @@ import pytest
 from sqlalchemy import create_engine, inspect, text
 
 import pg_kit
+from ristiseiska.identity import rows as _identity  # noqa: F401 - its tables in the models
 from ristiseiska.store import Store, StoreError
 from ristiseiska.store import analysis as _analysis  # noqa: F401 - its table in the models
 from ristiseiska.store import daily as _daily  # noqa: F401 - its tables in the models

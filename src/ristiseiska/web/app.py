@@ -71,6 +71,7 @@ from .connections import Conn
 from .daily_api import router as daily_router
 from .errors import ActionError
 from .forced import option as forced_option
+from .identity_api import router as identity_router
 from .live_table import LiveTable
 from .ops_api import router as ops_router
 from .players import router as players_router
@@ -315,6 +316,7 @@ def create_app(database_url: str | None = None, bot_delay: float = 0.8,
     app.include_router(ops_router(store, metrics))  # issue 63: /metrics, /healthz
     app.include_router(rated.router)  # issue 58: players' ratings
     app.include_router(daily_router)  # issue 57: the daily deal (web/daily_api.py)
+    app.include_router(identity_router)  # issue 58: an identity across devices
 
     def tables() -> Tables:
         return state["tables"]

@@ -2,7 +2,8 @@
 
 The table option ``"rated"`` (true or false) says whether a finished match counts for the
 players' ratings; its default is the ``open`` option's (open tables and quick games are rated,
-friends' tables are not). A player is recognised by the device they sat down with (issue 47);
+friends' tables are not). A player is recognised by the device they sat down with (issue 47),
+as ``identity.player_of`` names its player (a device linked to another's identity counts for it);
 a person without one, a bot and a stand-in that filled an empty seat are opponents of fixed
 strength (a new player's, the level's rating in ``ratings/bots.json``). A person whose seat a
 stand-in plays at the end has left: ranked last. The match is rated once, when it ends (by
@@ -20,6 +21,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 
+from ..identity import player_of, players_of
 from ..ratings import FAMILIES, Rating, bot_rating, family, standings
 from ..store import ratings as stored
 from . import bots as botlib
@@ -40,6 +42,8 @@ def option(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def player_id(device_hash: str) -> str:
+    """The id of the player who first played on this device; whose a device is now (it may
+    be linked to another player): ``await identity.player_of(store, device_hash)``."""
     return f"device:{device_hash}"
 
 
@@ -60,11 +64,13 @@ async def _rate(t: Any) -> None:
     fam = family(t.config.get("preset"))
     players: list[str | Rating] = []
     left = set()
+    whose = await players_of(t.store, [s.device_hash for s in t.seats
+                                       if s.kind != "bot" and s.device_hash])
     for i, seat in enumerate(t.seats):
         if seat.kind == "bot":
             players.append(bot_rating(seat.bot or botlib.default_level(), fam))
         elif seat.token_hash is not None and seat.device_hash:
-            players.append(player_id(seat.device_hash))
+            players.append(whose[seat.device_hash])
             if seat.standin:  # the person left; a stand-in finished for them
                 left.add(i)
         elif seat.standin and seat.token_hash is None:  # nobody came: a bot filled the seat
@@ -90,8 +96,9 @@ async def my_ratings(request: Request) -> Response:
     store = request.app.state.store
     out = {}
     try:
+        player = await player_of(store, device)
         for fam in FAMILIES:
-            r = (await stored.ratings(store, fam, [player_id(device)]))[player_id(device)]
+            r = (await stored.ratings(store, fam, [player]))[player]
             out[fam] = {"rating": r.shown, "provisional": r.provisional, "matches": r.matches}
     except Exception as e:  # noqa: BLE001 - a database that fails is a clear answer
         return JSONResponse({"error": "store", "message": f"the ratings cannot be read: {e}"},

@@ -11,6 +11,7 @@ import { TablePage } from "./ui/table.js";
 import { OfflineGame, OfflinePanel } from "./ui/offline.js"; // issue 47 (also registers the service worker)
 import { OfflineLobby, useOnline } from "./ui/lobby_offline.js";
 import { DeviceHistory } from "./ui/history.js";
+import { IdentityPanel } from "./ui/identity.js"; // issue 58: the player on other devices
 
 // --- app shell -----------------------------------------------------------------------------
 function App() {
@@ -35,7 +36,7 @@ function App() {
       <nav class="nav">${online && html`<a href="/puzzles" data-action="puzzles">${t("web.puzzles")}</a>`}${langs}</nav>
     </header>
     <main>${online
-      ? html`<${Lobby} lang=${lang}/><${OpenTables} lang=${lang}/><${OfflinePanel} lang=${lang}/><${DeviceHistory} lang=${lang}/>`
+      ? html`<${Lobby} lang=${lang}/><${OpenTables} lang=${lang}/><${OfflinePanel} lang=${lang}/><${DeviceHistory} lang=${lang}/><${IdentityPanel} lang=${lang}/>`
       : html`<${OfflineLobby} lang=${lang} extra=${html`<${DeviceHistory} lang=${lang}/>`}/>`}</main>`;
 }
 
