@@ -31,6 +31,7 @@ COMMANDS = {
     "restore": "restore",
     "rate-bots": "rate_bots",
     "migrate": "migrate",
+    "bots": "bots",
 }
 
 

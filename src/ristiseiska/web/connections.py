@@ -20,6 +20,9 @@ class Conn:
     addr: str = ""
     overflow: bool = False
     last_info: dict[str, Any] | None = None  # the table part this connection has
+    api: str | None = None  # the Bot API program's name (web/bot_api.py)
+    fmt: str = "json"  # "rl": an rl frame follows every state (web/bot_api.py)
+    knowledge: int | None = None  # the rl frames' knowledge block (rl/encoding.py)
 
     def send(self, msg: dict[str, Any]) -> None:
         # A client that stops reading must not make the server hoard messages for it: past

@@ -54,7 +54,8 @@ class LiveTable(Seating, TableViews, BotDriver):
         self.rules = Rules.from_dict(config["rules"])
         if config.get("preset"):
             self.rules = self.rules.replace(name=config["preset"])
-        self.seats = [Seat(s["kind"], s.get("bot"), s["name"]) for s in config["seats"]]
+        self.seats = [Seat(s["kind"], s.get("bot"), s["name"], api=s.get("api"))
+                      for s in config["seats"]]
         self.n = len(self.seats)
         self.match = Match(self.rules, self.n, seed=int(config["seed"]),
                            names=[s.name for s in self.seats])
@@ -70,7 +71,7 @@ class LiveTable(Seating, TableViews, BotDriver):
         self._rows: dict[int, Any] = {}  # public_view's row parts for the current game
         # The first deal waits for every friend seat to be taken (or for the host's word);
         # a bot-only table starts at once.
-        self.started = not self.has_friends
+        self.started = not self.has_friends or self._all_friends_seated()  # (Bot API seats)
         self.away_grace = AWAY_GRACE
         # (deal, seat) -> the history's events as JSON texts, one per event, as seat sees them
         self._hist: dict[tuple[int, int | None], list[str]] = {}
@@ -238,9 +239,14 @@ class LiveTable(Seating, TableViews, BotDriver):
                 and (self._bot_task is None or self._bot_task.done())
                 and time.monotonic() - self.last_active >= idle_seconds)
 
-    async def join(self, conn: Conn, seat: Any, token: Any) -> None:
+    async def join(self, conn: Conn, seat: Any, token: Any, api: str | None = None) -> None:
+        """Seat ``conn`` with the seat token, or (``api``) as the Bot API program that holds
+        ``seat`` (its bearer token was checked already: web/bot_api.py)."""
         async with self.lock:
-            conn.seat = self.check_token(seat, token)
+            if api is not None and 0 <= seat < self.n and self.seats[seat].api == api:
+                conn.seat = seat
+            else:
+                conn.seat = self.check_token(seat, token)
             s = self.seats[conn.seat]
             s.away_since = None
             if s.standin and not self.clock.holds(conn.seat):  # back: the stand-in leaves

@@ -60,6 +60,9 @@ class Seat:
     # players of one name on two devices are told apart); stored after the seat token's hash
     # in the seat row's token_hash ("TOKENHASH|DEVICEHASH", DEVICE_SEP)
     device_hash: str | None = None
+    # a Bot API program's name (issue 59, web/bot_api.py): a friend seat its token joins; it
+    # counts as taken from the start, and no person may claim it
+    api: str | None = None
 
 
 class Seating:
@@ -91,10 +94,12 @@ class Seating:
     def host(self) -> int | None:
         """The seat that decides for the table (start now, seat a stand-in): the first friend
         seat, where the lobby sits the creator."""
-        return next((i for i, s in enumerate(self.seats) if s.kind == "friend"), None)
+        return next((i for i, s in enumerate(self.seats) if s.kind == "friend" and s.api is None),
+                    None)
 
     def _all_friends_seated(self) -> bool:
-        return all(s.kind == "bot" or s.token_hash is not None for s in self.seats)
+        return all(s.kind == "bot" or s.token_hash is not None or s.api is not None
+                   for s in self.seats)
 
     def _standins(self) -> list[int]:
         return [i for i, s in enumerate(self.seats) if s.standin]
@@ -119,7 +124,9 @@ class Seating:
         s = self.seats[seat]
         if s.kind != "friend" or seat in online:
             return False
-        if s.token_hash is None:
+        if s.token_hash is None and s.api is None:
+            return True
+        if s.api is not None and s.away_since is None:  # its program never came
             return True
         return s.away_since is not None and now - s.away_since >= self.away_grace
 
@@ -142,7 +149,7 @@ class Seating:
         "Äiti (2)". A seat a rematch keeps is theirs also by the device they played on."""
         if not 0 <= seat < self.n:
             raise ActionError("bad-seat", f"no seat {seat} at this table")
-        if self.seats[seat].kind != "friend":
+        if self.seats[seat].kind != "friend" or self.seats[seat].api is not None:
             raise ActionError("bot-seat", "a bot plays that seat")
         device_hash = check_device(device) or device_hash
         if not reserved_ok and self._reserved(seat) and (

@@ -89,7 +89,8 @@ class TableViews:
             "rules": self._rules_dict,
             "seats": [
                 {"seat": i, "name": s.name, "kind": s.kind, "bot": s.bot,
-                 "taken": s.kind == "bot" or s.token_hash is not None, "online": i in online,
+                 "taken": s.kind == "bot" or s.token_hash is not None or s.api is not None,
+                 "online": i in online, "api": s.api,  # a Bot API program's seat (issue 59)
                  "standin": s.standin,
                  "away": s.kind == "friend" and self._away(i, online, now),
                  "reserved": i in reserved and s.token_hash is None}  # as _reserved
