@@ -135,8 +135,10 @@ def test_a_gone_owner_s_table_is_taken_at_once(tmp_path: Path) -> None:
 
 
 @pytest.mark.quiet  # it compares move round-trips with and without reads
-def test_a_minute_of_reads_at_another_process_moves_no_table_and_slows_no_move(
+def test_half_a_minute_of_reads_at_another_process_moves_no_table_and_slows_no_move(
         two: Any) -> None:
+    # 28 s of play: past the owner's HOLD twice, so a read that counted as a join would have
+    # moved the table by then
     a, b, path = two
     tid = new_table(a, ["friend", "bot", "bot"], options={"match_deals": 1000})
     token = claim(a, tid, 0)
@@ -163,7 +165,7 @@ def test_a_minute_of_reads_at_another_process_moves_no_table_and_slows_no_move(
         with a.websocket_connect(f"/ws/{tid}") as player:
             st = joined(player, 0, token)
             n = 0
-            while time.monotonic() - start < 52:  # (the whole test: under 70 s)
+            while time.monotonic() - start < 2 * tables_mod.HOLD + 4:  # (the test: under 40 s)
                 # reads on and off every 2 s: the two halves see the same load otherwise
                 on = int((time.monotonic() - start) / 2) % 2 == 1
                 if on != reading.is_set():
@@ -192,7 +194,7 @@ def test_a_minute_of_reads_at_another_process_moves_no_table_and_slows_no_move(
         th.join(5)
     assert _epoch(path, tid) == before, "the reads moved the table"
     assert not any(m.get("code") == "moved" for m in moved)
-    assert len(reads) >= 300 and set(reads) == {200}, (len(reads), set(reads))
+    assert len(reads) >= 150 and set(reads) == {200}, (len(reads), set(reads))
     with_reads = sorted(d for r, d in trips if r)
     without = sorted(d for r, d in trips if not r)
     assert len(with_reads) >= 20 and len(without) >= 20, (len(with_reads), len(without))
