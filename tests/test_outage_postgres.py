@@ -13,6 +13,7 @@ closes fails the test."""
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import json
 import os
 import random
@@ -164,7 +165,11 @@ def test_every_table_goes_on_after_postgresql_returns(pg_url: str,  # noqa: F811
     env = dict(os.environ, HOME=str(tmp_path), XDG_DATA_HOME=str(tmp_path / "data"),
                PYTHONPATH=os.pathsep.join([str(Path(__file__).parents[1] / "src"),
                                            os.environ.get("PYTHONPATH", "")]))
-    servers = [_start_server(pg_url, tmp_path / f"serve{i}.log", env) for i in range(3)]
+    t_start = time.monotonic()
+    with concurrent.futures.ThreadPoolExecutor(3) as ex:  # started together: less waiting
+        servers = list(ex.map(lambda i: _start_server(pg_url, tmp_path / f"serve{i}.log", env),
+                              range(3)))
+    phases = {"start": time.monotonic() - t_start}
     prefix = tmp_path / "nginx"
     prefix.mkdir()
     front = free_port("127.0.0.1")
@@ -191,6 +196,7 @@ def test_every_table_goes_on_after_postgresql_returns(pg_url: str,  # noqa: F811
                 {"kind": "bot", "bot": "expert", "name": "Bot B"}]})
             c = _http(f"{base}/api/tables/{t['id']}/seats/0", {"name": f"Pelaaja {i}"})
             players.append(Player(base, t["id"], c["token"]))
+        phases["tables"] = time.monotonic() - t_start
         _data_dir(pg_url)  # asked while the database is up
 
         async def scenario() -> dict[str, float]:
@@ -199,6 +205,7 @@ def test_every_table_goes_on_after_postgresql_returns(pg_url: str,  # noqa: F811
             try:
                 assert await _until(lambda: all(len(p.acks) >= 2 for p in players), 60), \
                     [len(p.acks) for p in players]
+                phases["warm"] = time.monotonic() - t_start
                 await asyncio.to_thread(_pg, pg_url, "stop")
                 marks["stopped"] = time.monotonic()
                 await asyncio.sleep(OUTAGE)
@@ -231,7 +238,9 @@ def test_every_table_goes_on_after_postgresql_returns(pg_url: str,  # noqa: F811
         slow = sorted(waits.values())
         print(f"\nPostgreSQL down {marks['back'] - marks['stopped']:.0f} s; {len(players)} "
               f"tables went on in max {slow[-1]:.1f} s, median {slow[len(slow) // 2]:.1f} s "
-              f"after its return; acks {sum(len(p.acks) for p in players)}")
+              f"after its return; acks {sum(len(p.acks) for p in players)}; ready "
+              f"{phases['start']:.0f} s, tables {phases['tables']:.0f} s, playing "
+              f"{phases['warm']:.0f} s; load {os.getloadavg()[0]:.1f}")
         assert not [p.closed for p in players if p.closed], "a socket closed"
         assert max(slow) <= RECOVER, waits
         for p in players:
