@@ -370,3 +370,25 @@ def test_a_pooled_reference_plays_as_the_library_bot(client: TestClient) -> None
         assert r.json()["field"]["players"] == 1  # practice is not in the field
     finally:
         state.daily_service = mine
+
+
+def test_a_linked_device_plays_for_its_player_and_deleting_the_player_deletes_its_results(
+        client: TestClient) -> None:
+    """Issue 58 meets 57: a device carried over by a transfer code has its player's counted
+    try (a second one is refused), and deleting the identity deletes the daily results."""
+    first_device, second_device = dev("moving-a"), dev("moving-b")
+    p = package(client, first_device)
+    assert submit(client, first_device, offline(p)).status_code == 201
+    code = client.post("/api/identity/code", json={"device": first_device})
+    assert code.status_code == 200, code.text
+    r = client.post("/api/identity/link", json={"device": second_device, "code": code.json()["code"]})
+    assert r.status_code == 200, r.text
+    lobby = client.get("/api/daily", params={"device": second_device}).json()
+    assert lobby["offers"][0]["counted"] is not None  # the first device's result
+    again = client.post(f"/api/daily/{TODAY}/ristiseiska/package", json={"device": second_device})
+    assert again.status_code == 200 and again.json()["counted"] is False  # practice only
+    player = client.post("/api/identity/mine", json={"device": second_device}).json()["player"]
+    gone = client.post("/api/identity/delete", json={"device": second_device, "player": player})
+    assert gone.status_code == 200, gone.text
+    assert gone.json()["removed"].get("daily") == 1
+    assert result(client, first_device).status_code == 404

@@ -1,5 +1,5 @@
 """The daily deal's HTTP API (issue 57; the logic: ``daily/service.py``; docs/daily.md,
-*On a server*). A player is ``rated.player_id`` of their device key's hash (issue 47).
+*On a server*). A player is ``identity.player_of`` their device key's hash (issues 47, 58).
 
     GET  /api/daily?device=KEY&lang=fi            the lobby: today's offers, streak, yesterday,
     POST /api/daily {"device": KEY, "lang": "fi"}   the seeds of the days that are over
@@ -24,12 +24,12 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
 
-from .. import i18n
+from .. import i18n, identity
 from ..daily import SEAT
 from ..daily.deal import PLAYERS
 from ..daily.service import DailyService, Refused, bot_seeds
 from . import bots as botlib
-from . import chat, open_tables, rated
+from . import chat, open_tables
 from .clock import option as clock_option
 from .errors import ActionError
 from .forced import option as forced_option
@@ -74,14 +74,26 @@ async def _params(request: Request) -> dict[str, Any]:
     return dict(request.query_params)
 
 
-def _player(data: dict[str, Any]) -> str:
+async def _player(request: Request, data: dict[str, Any]) -> str:
+    """The player of the device key: its own id, or the identity it is linked to (issue 58)."""
     try:
         device = check_device(data.get("device"))
     except ActionError as e:
         raise Refused(e.code, e.message) from None
     if device is None:
         raise Refused("bad-device", "send the device key ('device')")
-    return rated.player_id(device)
+    try:
+        return await identity.player_of(request.app.state.store, device)
+    except Exception as e:  # noqa: BLE001 - a database that fails is a clear answer
+        raise Refused("store", f"the player cannot be looked up: {e}", 503) from None
+
+
+@identity.on_forget
+async def _forget_daily(store: Any, player: str, devices: Any) -> dict[str, int]:
+    """Deleting an identity (issue 58) deletes its daily tries and results too."""
+    from ..store import daily as stored
+
+    return {"daily": await stored.forget(store, player)}
 
 
 def _lang(data: dict[str, Any]) -> str:
@@ -92,7 +104,7 @@ def _lang(data: dict[str, Any]) -> str:
 async def lobby(request: Request) -> Response:
     try:
         data = await _params(request)
-        body = await service(request.app).lobby(_player(data), _lang(data))
+        body = await service(request.app).lobby(await _player(request, data), _lang(data))
     except (Refused, ActionError) as e:
         return _refused(e)
     return JSONResponse(body, headers={"Cache-Control": "no-store"})
@@ -103,7 +115,7 @@ async def result(day: str, preset: str, request: Request) -> Response:
     svc = service(request.app)
     try:
         data = await _params(request)
-        body = await svc.result(_player(data), svc.day(day), preset[:40], _lang(data))
+        body = await svc.result(await _player(request, data), svc.day(day), preset[:40], _lang(data))
     except (Refused, ActionError) as e:
         return _refused(e)
     if body is None:
@@ -117,7 +129,7 @@ async def record(day: str, preset: str, request: Request) -> Response:
     svc = service(request.app)
     try:
         data = await _params(request)
-        text = await svc.record(_player(data), svc.day(day), preset[:40])
+        text = await svc.record(await _player(request, data), svc.day(day), preset[:40])
     except (Refused, ActionError) as e:
         return _refused(e)
     if text is None:
@@ -132,7 +144,7 @@ async def package(day: str, preset: str, request: Request) -> Response:
     svc = service(request.app)
     try:
         data = await _params(request)
-        body = await svc.package(_player(data), svc.day(day), preset[:40])
+        body = await svc.package(await _player(request, data), svc.day(day), preset[:40])
     except (Refused, ActionError) as e:
         return _refused(e)
     return JSONResponse(body, headers={"Cache-Control": "no-store"})
@@ -143,7 +155,7 @@ async def submit(day: str, preset: str, request: Request) -> Response:
     svc = service(request.app)
     try:
         data = await _params(request)
-        body = await svc.submit(_player(data), svc.day(day), preset[:40], data.get("record"),
+        body = await svc.submit(await _player(request, data), svc.day(day), preset[:40], data.get("record"),
                                 _lang(data), data.get("practice") is True)
     except (Refused, ActionError) as e:
         return _refused(e)
@@ -173,7 +185,7 @@ async def table(day: str, preset: str, request: Request) -> Response:
                             headers={"Retry-After": str(wait)})
     try:
         data = await _params(request)
-        player = _player(data)
+        player = await _player(request, data)
         name = data.get("name") if isinstance(data.get("name"), str) else ""
         begun = await svc.begin(player, svc.day(day), preset[:40], "table")
         deal = begun.deal
