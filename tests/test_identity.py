@@ -22,8 +22,8 @@ from identity_kit import SoftPasskey, b64  # noqa: E402
 from ristiseiska import identity  # noqa: E402
 from ristiseiska.ratings import Rating, standings  # noqa: E402
 from ristiseiska.store import SeatRow, Store  # noqa: E402
-from ristiseiska.store import ratings as stored  # noqa: E402
 from ristiseiska.store import migrate as migrations  # noqa: E402
+from ristiseiska.store import ratings as stored  # noqa: E402
 from ristiseiska.web.seats import check_device  # noqa: E402
 from ristiseiska.web.security import Limits, RateLimiter  # noqa: E402
 from test_web import app_for  # noqa: E402
