@@ -68,6 +68,7 @@ from .analysis_api import close_pool as close_analysis_pool
 from .analysis_api import router as analysis_router
 from .clock import option as clock_option
 from .connections import Conn
+from .daily_page import router as daily_page_router
 from .errors import ActionError
 from .forced import option as forced_option
 from .live_table import LiveTable
@@ -311,6 +312,7 @@ def create_app(database_url: str | None = None, bot_delay: float = 0.8,
     app.include_router(players_router)  # issue 47: players recognised by their device
     app.include_router(ops_router(store, metrics))  # issue 63: /metrics, /healthz
     app.include_router(rated.router)  # issue 58: players' ratings
+    app.include_router(daily_page_router)  # issue 57: the daily deal's result page
 
     def tables() -> Tables:
         return state["tables"]
