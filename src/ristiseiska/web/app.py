@@ -68,6 +68,7 @@ from .analysis_api import close_pool as close_analysis_pool
 from .analysis_api import router as analysis_router
 from .clock import option as clock_option
 from .connections import Conn
+from .daily_api import router as daily_router
 from .daily_page import router as daily_page_router
 from .errors import ActionError
 from .forced import option as forced_option
@@ -256,7 +257,8 @@ def create_app(database_url: str | None = None, bot_delay: float = 0.8,
                say: Callable[[str], None] | None = None, process_label: str | None = None,
                shared_database: bool = False,
                quick_wait: float = open_tables.QUICK_WAIT,
-               durability: str = "power-cut") -> FastAPI:
+               durability: str = "power-cut",
+               daily: dict[str, Any] | None = None) -> FastAPI:
     """The web app. ``limits``: see :class:`Limits`; ``seed_source`` draws match seeds (the
     default is the secure one; tests pass a seeded one to be reproducible). ``warm_bots``
     compiles the master bot's kernel in a worker process at start-up (``say`` reports
@@ -298,6 +300,7 @@ def create_app(database_url: str | None = None, bot_delay: float = 0.8,
     app = FastAPI(title="ristiseiska", lifespan=lifespan, docs_url=None, redoc_url=None)
     app.state.store = store
     app.state.limits = lim
+    app.state.daily_options = daily or {}  # DailyService's secret, reference, clock (issue 57)
     app.add_middleware(Guard, limits=lim)
     app.add_middleware(SecurityHeaders)
     if process_label is not None:
@@ -312,6 +315,7 @@ def create_app(database_url: str | None = None, bot_delay: float = 0.8,
     app.include_router(players_router)  # issue 47: players recognised by their device
     app.include_router(ops_router(store, metrics))  # issue 63: /metrics, /healthz
     app.include_router(rated.router)  # issue 58: players' ratings
+    app.include_router(daily_router)  # issue 57: the daily deal (web/daily_api.py)
     app.include_router(daily_page_router)  # issue 57: the daily deal's result page
 
     def tables() -> Tables:

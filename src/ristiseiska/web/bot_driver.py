@@ -74,6 +74,9 @@ class BotDriver:
         return self.bots[seat]
 
     def _bot_seed(self, seat: int) -> int:
+        given = self.config.get("bot_seeds")  # the daily deal's bots (issue 57)
+        if isinstance(given, dict) and str(seat) in given:
+            return int(given[str(seat)])
         return int(self.config["seed"]) * 31 + seat
 
     # -- bots -------------------------------------------------------------------------------

@@ -301,6 +301,10 @@ class LiveTable(Seating, TableViews, BotDriver):
                 with contextlib.suppress(Exception):
                     await self.store.set_finished(self.id)
                 await rated.rate_finished(self)  # issue 58: once, never raises
+                if self.config.get("daily"):  # issue 57: the daily try counts (never raises)
+                    from .daily_api import count_finished
+
+                    await count_finished(self)
         self._broadcast()
 
     async def play(self, seat: int | None, text: Any, move_id: Any = None) -> str:

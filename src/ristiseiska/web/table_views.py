@@ -117,7 +117,8 @@ class TableViews:
                                "seed_chosen": bool(c.get("seed_chosen"))}
         if c.get("seed_chosen"):
             out["seed"] = int(c["seed"])  # a chosen seed is no secret
-        if self.match.is_over() and c.get("seed_salt"):
+        # a daily deal's seed is published when its day is over (daily/service.py), not here
+        if self.match.is_over() and c.get("seed_salt") and not c.get("daily"):
             out["seed"] = int(c["seed"])
             out["seed_salt"] = c["seed_salt"]
         return out

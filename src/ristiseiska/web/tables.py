@@ -297,10 +297,11 @@ class Tables:
         """Give a new table's configuration its match seed and the commitment to it: drawn
         here unless the creator chose one (then marked ``seed_chosen``)."""
         config = dict(config)
-        chosen = config.get("seed") is not None
-        if not chosen:
+        daily = bool(config.get("daily"))  # the day's deal: its seed and salt (issue 57)
+        chosen = config.get("seed") is not None and not daily
+        if config.get("seed") is None:
             config["seed"] = self.seed_source()
-        salt = fair.new_salt()
+        salt = str(config["seed_salt"]) if daily else fair.new_salt()
         config["seed_salt"] = salt
         config["seed_commitment"] = fair.commitment(int(config["seed"]), salt)
         config["seed_chosen"] = chosen

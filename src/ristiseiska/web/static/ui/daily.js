@@ -153,7 +153,7 @@ export function DailyOffer({ lang }) {
   const y = data.yesterday;
   return html`<section class="panel daily-offer" aria-labelledby="daily-title" data-testid="daily-offer" data-day=${data.day}>
     <div class="daily-head"><h2 id="daily-title">${t("dailyweb.title")} <small class="daily-date">${data.day}</small></h2>
-      <p class="daily-meta"><span class="daily-streak" data-testid="daily-streak" data-current=${s.current}>🔥 ${tn("dailyweb.streak", s.current, { best: s.best })}</span>
+      <p class="daily-meta"><span class="daily-streak" data-testid="daily-streak" data-current=${s.current}>${tn("dailyweb.streak", s.current, { best: s.best })}</span>
         ${y && html`<span class="daily-yesterday" data-testid="daily-yesterday">${y.field && y.field.players > 1
           ? t("dailyweb.yesterday", { game: gameName(y.preset), points: y.points, rank: y.field.rank, count: y.field.players })
           : t("dailyweb.yesterday_alone", { game: gameName(y.preset), points: y.points })}</span>`}</p></div>
@@ -165,8 +165,8 @@ export function DailyOffer({ lang }) {
         <button class=${o.counted ? "" : "primary"} data-action="daily-play" data-preset=${o.preset} disabled=${busy !== null}
           title=${o.counted ? t("dailyweb.practice_note") : ""} onClick=${() => play(o.preset)}>${o.counted ? t("dailyweb.practice") : t("dailyweb.play")}</button>
         ${!o.counted && (taken.has(`${data.day}/${o.preset}`)
-          ? html`<span class="daily-taken" data-testid="daily-taken">✓ ${t("dailyweb.taken_offline")}</span>`
-          : html`<button class="linkish" data-action="daily-offline" data-preset=${o.preset} disabled=${busy !== null} onClick=${() => takeOffline(o.preset)}>${t("dailyweb.take_offline")}</button>`)}
+          ? html`<span class="daily-taken" data-testid="daily-taken" title=${t("dailyweb.taken_offline")}>✓ ${t("dailyweb.taken_offline_short")}</span>`
+          : html`<button class="linkish" data-action="daily-offline" data-preset=${o.preset} disabled=${busy !== null} aria-label=${t("dailyweb.take_offline") + ": " + (o.name || gameName(o.preset))} title=${t("dailyweb.take_offline")} onClick=${() => takeOffline(o.preset)}>${t("dailyweb.take_offline_short")}</button>`)}
       </div></li>`)}</ul>
     ${error && html`<div class="error" role="alert" data-testid="daily-error">${error}</div>`}
   </section>`;
@@ -200,7 +200,7 @@ function Histogram({ field, points }) {
       })}
       <line x1="0" y1="40.3" x2="100" y2="40.3" class="axis"/>
     </svg>
-    <figcaption class="hist-axis" aria-hidden="true">${bins.map((b) => html`<span class=${mine(b) ? "mine" : ""}>${b.low === b.high ? b.low : `${b.low}–${b.high}`}</span>`)}</figcaption>
+    <figcaption class="hist-axis" aria-hidden="true">${bins.map((b) => html`<span class=${mine(b) ? "hist-mine" : ""}>${b.low === b.high ? b.low : `${b.low}–${b.high}`}</span>`)}</figcaption>
   </figure>`;
 }
 

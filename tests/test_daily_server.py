@@ -1,0 +1,316 @@
+"""The daily deal on the server (issue 57; daily/service.py, web/daily_api.py): the same deal
+for everyone, a future day's cards out of reach, the published seed checking yesterday's
+records, forged results refused and not counted, one counted try, the field, and a try at a
+server table counted when its deal ends. One server for the module; the reference is the
+``expert`` bot (no compiled kernel); each test has devices of its own."""
+
+from __future__ import annotations
+
+import json
+import warnings
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ristiseiska.daily import SEAT, DailyDeal, parse_day, play
+from ristiseiska.game import Game
+from ristiseiska.record import dumps_record, record_from_game
+
+warnings.filterwarnings("ignore", message=".*httpx2.*")
+from fastapi.testclient import TestClient  # noqa: E402
+
+from test_web import app_for  # noqa: E402
+
+NOON = datetime(2026, 12, 7, 10, 0, tzinfo=UTC)  # 12:00 in Helsinki
+TODAY, YESTERDAY, TOMORROW = "2026-12-07", "2026-12-06", "2026-12-08"
+CLOCK: list[datetime] = [NOON]
+
+
+def dev(name: str) -> str:
+    return f"{name}-device-key-0123456789"
+
+
+@pytest.fixture(scope="module")
+def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
+    db = f"sqlite+aiosqlite:///{tmp_path_factory.mktemp('daily') / 'web.db'}"
+    app = app_for(db, daily={"reference": "expert", "clock": lambda: CLOCK[0],
+                             "secret": b"test-secret-0123456789abcdef"})
+    with TestClient(app) as c:
+        yield c
+
+
+@pytest.fixture(autouse=True)
+def noon() -> Iterator[None]:
+    CLOCK[0] = NOON
+    yield
+    CLOCK[0] = NOON
+
+
+def package(c: TestClient, device: str, day: str = TODAY, preset: str = "ristiseiska"
+            ) -> dict[str, Any]:
+    r = c.post(f"/api/daily/{day}/{preset}/package", json={"device": device})
+    assert r.status_code == 200, r.text
+    return dict(r.json())
+
+
+def deal_of(p: dict[str, Any]) -> DailyDeal:
+    return DailyDeal(parse_day(p["day"]), p["preset"], p["seed"], p["salt"])
+
+
+def first(v: Any) -> Any:
+    return v.legal_moves[0]
+
+
+def last(v: Any) -> Any:
+    return v.legal_moves[-1]
+
+
+def offline(p: dict[str, Any], chooser: Callable[[Any], Any] = first) -> dict[str, Any]:
+    """The record a client writes after playing the package's deal on its own."""
+    game = play(deal_of(p), chooser)
+    return record_from_game(game, preset=p["preset"], extra=p["record_extra"])
+
+
+def submit(c: TestClient, device: str, rec: Any, day: str = TODAY,
+           preset: str = "ristiseiska") -> Any:
+    text = rec if isinstance(rec, str) else dumps_record(rec)
+    return c.post(f"/api/daily/{day}/{preset}/submit", json={"device": device, "record": text})
+
+
+def result(c: TestClient, device: str, day: str = TODAY, preset: str = "ristiseiska") -> Any:
+    return c.get(f"/api/daily/{day}/{preset}/result", params={"device": device})
+
+
+def test_the_same_deal_for_everyone_and_another_each_day(client: TestClient) -> None:
+    a, b = package(client, dev("same-a")), package(client, dev("same-b"))
+    assert a["counted"] and b["counted"]
+    assert a["seed"] == b["seed"] and a["bot_seeds"] == b["bot_seeds"]
+    hands = deal_of(a).new_game().initial_hands
+    assert hands == deal_of(b).new_game().initial_hands
+    old = package(client, dev("same-a"), YESTERDAY)
+    assert not old["counted"]  # a past day is practice
+    assert old["seed"] != a["seed"] and deal_of(old).new_game().initial_hands != hands
+    other = package(client, dev("same-a"), TODAY, "sjuan")
+    assert other["seed"] != a["seed"]
+
+
+@pytest.mark.parametrize("method, path", [
+    ("post", "table"), ("post", "package"), ("post", "submit"), ("get", "result"),
+    ("get", "record")])
+def test_a_day_that_has_not_begun_is_refused_naming_why(client: TestClient, method: str,
+                                                        path: str) -> None:
+    CLOCK[0] = datetime(2026, 12, 7, 21, 59, tzinfo=UTC)  # 23:59 in Helsinki
+    url = f"/api/daily/{TOMORROW}/ristiseiska/{path}"
+    body = {"device": dev("future"), "record": "{}"}
+    r = client.post(url, json=body) if method == "post" else client.get(url, params=body)
+    assert r.status_code == 403
+    assert r.json()["error"] == "not-begun"
+    assert "not out yet" in r.json()["message"] and TOMORROW in r.json()["message"]
+    lobby = client.get("/api/daily", params={"device": dev("future")}).json()
+    assert lobby["day"] == TODAY
+    assert {p["day"] for p in lobby["published"]} == {f"2026-12-0{d}" for d in range(0, 7)} - {
+        "2026-12-00"} | {"2026-11-30"}  # the seven days before today, never today or later
+    CLOCK[0] = datetime(2026, 12, 7, 22, 0, tzinfo=UTC)  # midnight in Helsinki: the new day
+    assert client.post(f"/api/daily/{TOMORROW}/ristiseiska/package",
+                       json={"device": dev("future")}).status_code == 200
+
+
+def test_the_published_seed_verifies_yesterdays_record(client: TestClient, tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]
+                                                       ) -> None:
+    from ristiseiska.cli import main
+
+    me = dev("verify")
+    p = package(client, me)
+    assert submit(client, me, offline(p)).status_code == 201
+    today_record = client.get(f"/api/daily/{TODAY}/ristiseiska/record",
+                              params={"device": me}).text
+    assert "match_seed\"" not in today_record  # not while the day lasts
+    CLOCK[0] = datetime(2026, 12, 8, 10, 0, tzinfo=UTC)
+    lobby = client.get("/api/daily", params={"device": me}).json()
+    pub = next(x for x in lobby["published"] if x["day"] == TODAY
+               and x["preset"] == "ristiseiska")
+    assert pub["seed"] == p["seed"] and pub["commitment"] == p["commitment"]
+    assert lobby["yesterday"]["counted"] and lobby["streak"] == {"current": 1, "best": 1}
+    text = client.get(f"/api/daily/{TODAY}/ristiseiska/record", params={"device": me}).text
+    rec = json.loads(text)
+    assert rec["match_seed"] == pub["seed"] and rec["match_seed_salt"] == pub["salt"]
+    path = tmp_path / "yesterday.jsonl"
+    path.write_text(text)
+    assert main(["replay", "--check", "--verify-seed", str(path)]) == 0
+    rec["match_seed"] += 1  # another seed does not open the commitment
+    path.write_text(dumps_record(rec) + "\n")
+    assert main(["replay", "--check", "--verify-seed", str(path)]) != 0
+    capsys.readouterr()
+
+
+def _bot_forged(p: dict[str, Any]) -> dict[str, Any]:
+    """A record in which a bot made another move than its real answer."""
+    deal = deal_of(p)
+    game: Game = deal.new_game()
+    bots = deal.bots()
+    changed = False
+    while not game.is_over():
+        seat, legal = game.to_move, game.legal_moves()
+        if seat == SEAT:
+            game.push(legal[0])
+            continue
+        real = bots[seat].choose(game.view(seat))
+        if not changed and len(legal) > 1:
+            real, changed = next(m for m in legal if m != real), True
+        game.push(real)
+    assert changed
+    return record_from_game(game, preset=p["preset"], extra=p["record_extra"])
+
+
+def _illegal(rec: dict[str, Any]) -> dict[str, Any]:
+    hand = set(rec["hands"][SEAT])
+    ev = next(e for e in rec["events"] if e["seat"] == SEAT and e.get("card"))
+    ev["card"] = next(c for h in rec["hands"][1:] for c in h if c not in hand)
+    return rec
+
+
+def _score(rec: dict[str, Any]) -> dict[str, Any]:
+    rec["result"]["points"][SEAT] = max(0, rec["result"]["points"][SEAT] - 5)
+    return rec
+
+
+def _seat(rec: dict[str, Any]) -> dict[str, Any]:
+    rec["you"] = 2
+    return rec
+
+
+def _unfinished(rec: dict[str, Any]) -> dict[str, Any]:
+    rec["events"] = rec["events"][:10]
+    rec["result"] = None
+    return rec
+
+
+@pytest.mark.parametrize("kind, code", [
+    ("score", "score-mismatch"), ("other-day", "wrong-deal"), ("illegal", "illegal-move"),
+    ("seat", "wrong-seat"), ("bot", "bot-mismatch"), ("unfinished", "unfinished"),
+    ("garbage", "bad-record"), ("future", "not-begun")])
+def test_a_forged_result_is_refused_with_its_reason_and_not_counted(
+        client: TestClient, kind: str, code: str) -> None:
+    me = dev(f"forge-{kind}")
+    p = package(client, me)
+    rec: Any = offline(p, last)
+    day = TODAY
+    if kind == "score":
+        rec = _score(rec)
+    elif kind == "other-day":
+        rec = offline(package(client, me, YESTERDAY), last)
+    elif kind == "illegal":
+        rec = _illegal(rec)
+    elif kind == "seat":
+        rec = _seat(rec)
+    elif kind == "bot":
+        rec = _bot_forged(p)
+    elif kind == "unfinished":
+        rec = _unfinished(rec)
+    elif kind == "garbage":
+        rec = '{"format": "ristiseiska-record", '
+    else:
+        day = TOMORROW
+    r = submit(client, me, rec, day)
+    assert r.status_code in (403, 400, 422), r.text
+    assert r.json()["error"] == code, r.text
+    assert r.json()["message"]
+    assert result(client, me).status_code == 404  # nothing stored
+    lobby = client.get("/api/daily", params={"device": me}).json()
+    assert lobby["offers"][0]["counted"] is None and lobby["streak"]["current"] == 0
+    # the honest record of the same try still counts afterwards
+    assert submit(client, me, offline(p, last)).status_code == 201
+
+
+def test_one_counted_try_a_day(client: TestClient) -> None:
+    me = dev("once")
+    p = package(client, me)
+    assert p["counted"] and package(client, me)["counted"]  # the same try fetched again
+    r = client.post(f"/api/daily/{TODAY}/ristiseiska/table", json={"device": me, "name": "Aino"})
+    assert r.status_code == 201 and r.json()["counted"] is False  # practice
+    first_try = offline(p, first)
+    r = submit(client, me, first_try)
+    assert r.status_code == 201 and r.json()["counted"] is True
+    again = submit(client, me, offline(p, last))
+    assert again.status_code == 409 and again.json()["error"] == "second-try"
+    assert result(client, me).json()["points"] == first_try["result"]["points"][SEAT]
+    # a try begun at a table is the counted one: no offline copy, no submitted record
+    other = dev("once-table")
+    r = client.post(f"/api/daily/{TODAY}/ristiseiska/table", json={"device": other})
+    assert r.status_code == 201 and r.json()["counted"] is True
+    r = client.post(f"/api/daily/{TODAY}/ristiseiska/package", json={"device": other})
+    assert r.status_code == 409 and r.json()["error"] == "no-package"
+    r = submit(client, other, first_try)
+    assert r.status_code == 409 and r.json()["error"] == "second-try"
+    # no package fetched: nothing to count
+    r = submit(client, dev("once-none"), first_try)
+    assert r.status_code == 409 and r.json()["error"] == "no-try"
+
+
+def test_the_field_of_three_players(client: TestClient) -> None:
+    players = [dev(f"field-{k}") for k in range(3)]
+    choosers = [first, last, lambda v: v.legal_moves[len(v.legal_moves) // 2]]
+    points = []
+    for me, choose in zip(players, choosers, strict=True):
+        rec = offline(package(client, me, preset="sjuan"), choose)
+        assert submit(client, me, rec, preset="sjuan").status_code == 201
+        points.append(rec["result"]["points"][SEAT])
+    for me, mine in zip(players, points, strict=True):
+        res = result(client, me, preset="sjuan").json()
+        f = res["field"]
+        assert res["points"] == mine and f["players"] == 3
+        assert sum(b["count"] for b in f["histogram"]) == 3
+        assert f["rank"] == 1 + sum(1 for p in points if p < mine)
+        assert res["master"]["level"] == "expert" and isinstance(res["master"]["points"], int)
+        assert f"{f['rank']}./3" in res["share"]
+        # the share text names no card
+        from ristiseiska.cards import CARDS
+        from ristiseiska.i18n import card_name
+
+        assert not any(card_name(c, "fi") in res["share"] for c in CARDS)
+
+
+def test_a_try_at_a_server_table_counts_when_the_deal_ends(client: TestClient) -> None:
+    me = dev("table")
+    r = client.post(f"/api/daily/{TODAY}/ristiseiska-pyynto/table",
+                    json={"device": me, "name": "Aino"})
+    assert r.status_code == 201, r.text
+    tid, token = r.json()["id"], r.json()["token"]
+    assert r.json()["counted"] is True and r.json()["seat"] == SEAT
+    mine = []
+    with client.websocket_connect(f"/ws/{tid}") as ws:
+        ws.send_json({"type": "join", "seat": SEAT, "token": token})
+        for _ in range(5000):
+            msg = ws.receive_json()
+            if msg["type"] != "state" or msg["you"] != SEAT:
+                continue
+            view = msg["view"]
+            if view["phase"] == "over":
+                break
+            if view["to_move"] == SEAT and view["legal_moves"]:
+                move = view["legal_moves"][-1]
+                mine.append(move)
+                ws.send_json({"type": "move", "move": move})
+        else:
+            raise AssertionError("the deal did not end")
+    res = result(client, me, preset="ristiseiska-pyynto").json()
+    assert res["counted"] is True and res["table_id"] == tid
+    # the bots at the table answered as the library's bots do: the same moves, the same end
+    rec = json.loads(client.get(f"/api/daily/{TODAY}/ristiseiska-pyynto/record",
+                                params={"device": me}).text)
+    assert "match_seed" not in rec  # the seed waits for the day's end
+    p = package(client, dev("table-check"), preset="ristiseiska-pyynto")
+    from ristiseiska.daily import play_moves
+    from ristiseiska.record import replay_record
+
+    played = replay_record(rec)
+    mine_moves = [m for m, e in zip(played.moves, played.events, strict=False)
+                  if e.seat == SEAT]
+    again = play_moves(deal_of(p), mine_moves)
+    assert again.moves == played.moves and list(again.result.points)[SEAT] == res["points"]
+    table_rec = client.get(f"/api/tables/{tid}/record").text
+    assert "match_seed\"" not in table_rec
