@@ -221,6 +221,9 @@ export function DailyResultView({ res }) {
   const m = res.master || {};
   const level = levelName(m.level || res.reference || "master");
   const d = m.first_difference;
+  const n = (res.table && res.table.length) || 4;
+  // the analysis is the table's history dialog (its Analyse button per deal)
+  const analysis = res.table_id ? `/t/${res.table_id}#history` : null;
   return html`<section class="panel daily-result" data-testid="daily-result" data-counted=${res.counted ? "true" : "false"} aria-labelledby="daily-result-title">
     <div class="daily-result-head"><h2 id="daily-result-title">${t("dailyweb.result_title", { game: gameName(res.preset), date: res.day })}</h2>
       <span class=${"badge" + (res.counted ? " counted" : " practice")} data-testid=${res.counted ? "daily-counted" : "daily-practice"}>${res.counted ? t("dailyweb.counted_badge") : t("dailyweb.practice_badge")}</span></div>
@@ -228,13 +231,13 @@ export function DailyResultView({ res }) {
     <div class="daily-grid">
       <div class="daily-stat you" data-testid="daily-points" data-points=${res.points}>
         <span class="k">${t("dailyweb.you")}</span><span class="v">${tn("dailyweb.points", res.points)}</span>
-        <span class="s">${t("dailyweb.place", { place: res.place, n: res.players || 4 })}</span></div>
+        <span class="s">${t("dailyweb.place", { place: res.place, n })}</span></div>
       <div class="daily-stat master" data-testid="daily-master" data-points=${m.points}>
         <span class="k">${capital(t("dailyweb.master_title", { level }))}</span><span class="v">${tn("dailyweb.points", m.points ?? 0)}</span>
-        <span class="s">${m.place ? t("dailyweb.place", { place: m.place, n: res.players || 4 }) : ""}</span></div>
+        <span class="s">${m.place ? t("dailyweb.place", { place: m.place, n }) : ""}</span></div>
     </div>
     <p class="daily-diff" data-testid="daily-difference">${d
-      ? t("dailyweb.differ", { index: d.index, turn: d.turn, player: moveWords(d.player), reference: moveWords(d.reference), level })
+      ? t("dailyweb.differ", { index: d.index, turn: d.turn, player: d.player_words || moveWords(d.player), reference: d.reference_words || moveWords(d.reference), level })
       : t("dailyweb.same", { level })}</p>
     <div class="daily-field" data-testid="daily-field" data-players=${f.players} data-rank=${f.rank}>
       <h3>${t("dailyweb.field_title")}</h3>
@@ -243,7 +246,7 @@ export function DailyResultView({ res }) {
     </div>
     <div class="result-actions">
       ${res.share && html`<button class="primary" data-action="daily-share" data-share=${res.share} onClick=${() => share(res.share, setNote)}>${t("dailyweb.share")}</button>`}
-      ${res.analysis && html`<a class="button" href=${res.analysis} data-action="daily-analysis">${t("dailyweb.analysis")}</a>`}
+      ${analysis && html`<a class="button" href=${analysis} data-action="daily-analysis">${t("dailyweb.analysis")}</a>`}
       <a class="button" href="/" data-action="daily-lobby">${t("dailyweb.back")}</a>
     </div>
     <div role="status" aria-live="polite" class=${note ? "daily-note" : "offscreen"} data-testid="daily-share-note">${note || ""}</div>
