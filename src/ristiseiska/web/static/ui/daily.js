@@ -156,11 +156,11 @@ export function DailyOffer({ lang }) {
       <p class="daily-meta"><span class="daily-streak" data-testid="daily-streak" data-current=${s.current}>${tn("dailyweb.streak", s.current, { best: s.best })}</span>
         ${y && html`<span class="daily-yesterday" data-testid="daily-yesterday">${y.field && y.field.players > 1
           ? t("dailyweb.yesterday", { game: gameName(y.preset), points: y.points, rank: y.field.rank, count: y.field.players })
-          : t("dailyweb.yesterday_alone", { game: gameName(y.preset), points: y.points })}</span>`}</p></div>
-    <p class="daily-intro">${t("dailyweb.intro")}</p>
-    <ul class="daily-cards">${data.offers.map((o) => html`<li class="daily-card" data-testid="daily-card" data-preset=${o.preset} data-counted=${o.counted ? "true" : "false"}>
-      <strong>${o.name || gameName(o.preset)}</strong>
-      <${ResultLine} res=${o.counted}/>
+          : t("dailyweb.yesterday_alone", { game: gameName(y.preset), points: y.points })}</span>`}</p>
+      <p class="daily-intro" id="daily-intro">${t("dailyweb.intro")}</p></div>
+    <ul class="daily-cards" aria-describedby="daily-intro">${data.offers.map((o) => html`<li class="daily-card" data-testid="daily-card" data-preset=${o.preset} data-counted=${o.counted ? "true" : "false"}>
+      <div class="daily-what"><strong>${o.name || gameName(o.preset)}</strong>
+      <${ResultLine} res=${o.counted}/></div>
       <div class="daily-actions">
         <button class=${o.counted ? "" : "primary"} data-action="daily-play" data-preset=${o.preset} disabled=${busy !== null}
           title=${o.counted ? t("dailyweb.practice_note") : ""} onClick=${() => play(o.preset)}>${o.counted ? t("dailyweb.practice") : t("dailyweb.play")}</button>
