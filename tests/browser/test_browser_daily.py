@@ -170,9 +170,11 @@ async def test_a_deal_fetched_online_is_played_offline_and_counted_when_the_netw
     await page.wait_for_url("**/offline-game")
     await page.wait_for_selector("[data-testid=hand] [data-card]", timeout=120_000)
     await play_deal(page)
-    wait = page.locator("[data-testid=daily-result-wait]")
-    await wait.wait_for()
-    assert await wait.get_attribute("data-state") == "queued"
+    # the record waits for the network, and the page says so
+    await page.wait_for_selector("[data-testid=daily-result-wait][data-state=queued]")
+    queue = json.loads(await page.evaluate("() => localStorage.getItem('rs.daily.queue')"))
+    assert [q["preset"] for q in queue] == ["sjuan"]
+    assert json.loads(queue[0]["record"])["daily"] == f"{queue[0]['day']}/sjuan"
     saved = await page.evaluate("() => JSON.parse(localStorage.getItem('rs.offline.saved'))")
     assert saved["config"]["daily"]["preset"] == "sjuan"
 

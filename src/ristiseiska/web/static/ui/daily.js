@@ -241,16 +241,25 @@ export function DailyResultView({ res }) {
       : t("dailyweb.same", { level })}</p>
     <div class="daily-field" data-testid="daily-field" data-players=${f.players} data-rank=${f.rank}>
       <h3>${t("dailyweb.field_title")}</h3>
-      <p>${t("dailyweb.field", { count: f.players, rank: f.rank })}${f.percentile !== null && f.percentile !== undefined ? html` · <span data-testid="daily-percentile">${t("dailyweb.percentile", { pct: pct(f.percentile) })}</span>` : ""}</p>
+      <p>${tn("dailyweb.field", f.players, { count: f.players, rank: f.rank })}${f.percentile !== null && f.percentile !== undefined ? html` · <span data-testid="daily-percentile">${t("dailyweb.percentile", { pct: pct(f.percentile) })}</span>` : ""}</p>
       ${f.players > 1 ? html`<${Histogram} field=${f} points=${res.points}/>` : html`<p><small>${t("dailyweb.alone")}</small></p>`}
     </div>
     <div class="result-actions">
       ${res.share && html`<button class="primary" data-action="daily-share" data-share=${res.share} onClick=${() => share(res.share, setNote)}>${t("dailyweb.share")}</button>`}
-      ${analysis && html`<a class="button" href=${analysis} data-action="daily-analysis">${t("dailyweb.analysis")}</a>`}
+      ${analysis && html`<a class="button" href=${analysis} data-action="daily-analysis" onClick=${reopen}>${t("dailyweb.analysis")}</a>`}
       <a class="button" href="/" data-action="daily-lobby">${t("dailyweb.back")}</a>
     </div>
     <div role="status" aria-live="polite" class=${note ? "daily-note" : "offscreen"} data-testid="daily-share-note">${note || ""}</div>
   </section>`;
+}
+
+// The analysis link at the very table: the history dialog opens on the hash (ui/table.js)
+function reopen(e) {
+  const url = new URL(e.currentTarget.href);
+  if (url.pathname !== location.pathname) return;
+  e.preventDefault();
+  if (location.hash === url.hash) history.replaceState(null, "", location.pathname);
+  location.hash = url.hash;
 }
 
 // The result of DAY/PRESET for this device: asked again for a while, as the server counts the

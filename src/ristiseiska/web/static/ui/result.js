@@ -66,9 +66,10 @@ export function Result({ view, names, sheet, you, send, id = null, table = null,
   // (and its final hands) below it
   const daily = you !== null && dailyOf(id);
   if (daily) {
-    return html`<${DailyResult} day=${daily.day} preset=${daily.preset} announce=${true}/>
-      <details class="panel deal-apart" data-testid="result"><summary>${t("web.result.title")}</summary>
-        <${DealResult} view=${view} names=${names}/></details>`;
+    return html`<section class="panel result daily-end" data-testid="result">
+      <${DailyResult} day=${daily.day} preset=${daily.preset} announce=${true}/>
+      <details class="deal-apart"><summary>${t("web.result.title")}</summary>
+        <${DealResult} view=${view} names=${names}/></details></section>`;
   }
   // The match is over: its winner first and unmistakable, the standings, then this deal apart.
   const rows = standings(sheet);

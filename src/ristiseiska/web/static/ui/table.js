@@ -67,6 +67,11 @@ export function TablePage({ id, lang, langs = null, useConn = useTableSocket }) 
   const [modal, setModal] = useState(() => (location.hash === "#history" ? "history" : null)); // issue 57: the daily result links here
   // issue 57: a daily deal's practice try says so as it begins (the toast region is read out)
   useEffect(() => { const d = dailyOf(id); if (d && d.counted === false) push(t("dailyweb.practice_note"), "info", 9000); }, [id]);
+  useEffect(() => {
+    const onHash = () => { if (location.hash === "#history") setModal("history"); };
+    addEventListener("hashchange", onHash);
+    return () => removeEventListener("hashchange", onHash);
+  }, []);
   const [choice, setChoice] = useState(null);
   const [name, setName] = useState(localStorage.getItem("rs.name") || "");
   const [sound, setSound] = useState(localStorage.getItem("rs.sound") === "1");
