@@ -314,3 +314,59 @@ def test_a_try_at_a_server_table_counts_when_the_deal_ends(client: TestClient) -
     assert again.moves == played.moves and list(again.result.points)[SEAT] == res["points"]
     table_rec = client.get(f"/api/tables/{tid}/record").text
     assert "match_seed\"" not in table_rec
+
+
+def test_the_reference_is_played_once_and_kept_for_every_process(client: TestClient) -> None:
+    from ristiseiska.daily.service import DailyService
+
+    me = dev("reference")
+    p = package(client, me, preset="sjuan")
+    assert submit(client, me, offline(p), preset="sjuan").status_code == 201
+    before = result(client, me, preset="sjuan").json()["master"]
+    state = client.app.state  # type: ignore[attr-defined]
+    mine = state.daily_service
+
+    async def never(level: str, seed: int, view: Any) -> Any:
+        raise AssertionError("the reference was played again")
+
+    # another process: its own cache, a bot that must not be asked (the store has the play)
+    state.daily_service = DailyService(state.store, secret=b"test-secret-0123456789abcdef",
+                                       reference="expert", clock=lambda: CLOCK[0],
+                                       choose=never)
+    try:
+        assert result(client, me, preset="sjuan").json()["master"] == before
+    finally:
+        state.daily_service = mine
+
+
+def test_a_pooled_reference_plays_as_the_library_bot(client: TestClient) -> None:
+    from ristiseiska.bots import get_bot
+    from ristiseiska.daily import bot_seed, reference_game
+    from ristiseiska.daily.service import DailyService
+
+    state = client.app.state  # type: ignore[attr-defined]
+    mine = state.daily_service
+    asked = []
+
+    async def expert(level: str, seed: int, view: Any) -> Any:  # as the bot pool answers
+        asked.append(level)
+        return get_bot(level, seed=seed).choose(view)
+
+    state.daily_service = DailyService(state.store, secret=b"test-secret-0123456789abcdef",
+                                       reference="expert", clock=lambda: CLOCK[0],
+                                       choose=expert)
+    try:
+        me = dev("pooled")
+        p = package(client, me, "2026-12-01", "ristiseiska-pyynto")
+        r = submit(client, me, offline(p), "2026-12-01", "ristiseiska-pyynto")
+        assert r.status_code == 409  # a past day never counts …
+        r = client.post("/api/daily/2026-12-01/ristiseiska-pyynto/submit",
+                        json={"device": me, "record": dumps_record(offline(p)),
+                              "practice": True})
+        assert r.status_code == 201 and r.json()["counted"] is False  # … it is practice
+        deal = deal_of(p)
+        want = reference_game(deal, get_bot("expert", seed=bot_seed(deal.seed, SEAT)))
+        assert asked and r.json()["master"]["points"] == want.result.points[SEAT]
+        assert r.json()["field"]["players"] == 1  # practice is not in the field
+    finally:
+        state.daily_service = mine

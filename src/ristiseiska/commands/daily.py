@@ -7,6 +7,7 @@ against three expert bots; then the master bot's result on the same cards and a 
     ristiseiska daily --date 2026-12-01      a past day's deal (practice; its seed is shown)
     ristiseiska daily --auto expert          a bot plays your seat (no terminal needed)
     ristiseiska daily --moves my.txt         your seat's moves from a file (h6 token …)
+    ristiseiska daily --server URL           a server's daily deal, compared with its players
 
 The day changes at midnight Finnish time. The first finished try of today's deal counts (one
 a day and rule set); later tries, and every past day, are practice. Files in the data directory
@@ -65,6 +66,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--secret-file", metavar="FILE",
                    help="the secret the deals are made from (made on first use; default "
                         f"{SECRET_FILE} in the data directory): the same secret, the same deals")
+    p.add_argument("--server", metavar="URL",
+                   help="play the daily deal of a ristiseiska server (e.g. https://example.org): "
+                        "it hands out the deal, replays your play itself and compares it with "
+                        "everyone who played it")
     p.add_argument("--data-dir", metavar="DIR",
                    help="where the secret, the results and the records go (default: the user "
                         "data directory)")
@@ -210,6 +215,10 @@ def run(args: argparse.Namespace) -> int:
     except DailyError as e:
         raise CliError(str(e)) from None
     base = data_dir(args.data_dir)
+    if args.server:
+        from .daily_server import run_server
+
+        return run_server(args, day, base, lang)
     results_path = base / RESULTS_FILE
     results = load_results(results_path)
     if args.show:

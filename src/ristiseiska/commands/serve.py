@@ -48,6 +48,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "RISTISEISKA_LOG_FORMAT=json")
     p.add_argument("--ladder", metavar="FILE",
                    help="show this ladder.json (ristiseiska ladder) at /ladder")
+    p.add_argument("--daily-secret-file", metavar="FILE",
+                   default=os.environ.get("RISTISEISKA_DAILY_SECRET_FILE") or None,
+                   help="the daily deal's secret (64 hex digits; made there if missing); "
+                   "default: made once and kept in the database. Also "
+                   "RISTISEISKA_DAILY_SECRET_FILE")
+    p.add_argument("--daily-reference", metavar="LEVEL", default="master",
+                   help="the bot the daily deal's players are compared with (default master)")
     p.add_argument("--listen-fd", type=int, default=None, help=argparse.SUPPRESS)
     p.add_argument("--process-index", type=int, default=None, help=argparse.SUPPRESS)
     from ..web.security import Limits
@@ -145,11 +152,12 @@ def run(args: argparse.Namespace) -> int:
             ladder = ladder_router(args.ladder)
         except LadderError as e:
             raise CliError(f"--ladder {args.ladder}: {e}") from None
+    daily = _daily_options(args)
     try:
         app = create_app(url, bot_delay=args.bot_delay, limits=limits, warm_bots=True,
                          say=lambda msg: print(msg, flush=True), process_label=label,
                          shared_database=shared, quick_wait=args.quick_wait,
-                         durability=args.durability)
+                         durability=args.durability, daily=daily)
     except Exception as e:  # a malformed URL or a missing driver
         raise CliError(f"cannot use database {_safe(url)}: {_one_line(e)}") from None
     if ladder is not None:
@@ -267,6 +275,9 @@ def _worker_argv(args: argparse.Namespace, url: str) -> list[str]:
            "--host", args.host]
     if args.ladder:
         out += ["--ladder", os.path.abspath(args.ladder)]
+    out += ["--daily-reference", args.daily_reference]  # issue 57
+    if args.daily_secret_file:
+        out += ["--daily-secret-file", os.path.abspath(args.daily_secret_file)]
     for name in args.allowed_host:
         out += ["--allowed-host", name]
     if args.no_limits:
@@ -365,3 +376,22 @@ def _safe(url: str) -> str:
     from ..store import shown_url
 
     return shown_url(url)
+
+
+def _daily_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The daily deal's options for the app (issue 57; docs/daily.md, *On a server*)."""
+    from ..bots import BOTS
+    from .common import CliError
+
+    level = args.daily_reference
+    if level not in BOTS or level == "policy":
+        raise CliError(f"--daily-reference: unknown bot level {level!r}; known: "
+                       + ", ".join(b for b in BOTS if b != "policy"))
+    out: dict[str, Any] = {"reference": level}
+    if args.daily_secret_file:
+        from pathlib import Path
+
+        from .daily import load_secret
+
+        out["secret"] = load_secret(Path(args.daily_secret_file))
+    return out

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from ..game import Game
 from ..i18n import move_words, norm_lang
+from ..moves import Move
 from ..record import dumps_record, parse_record_line, record_from_game, replay_record
 from ..store import Store
 from ..store import daily as stored
@@ -76,12 +77,14 @@ class DailyService:
     ``clock``: the time now (aware)."""
 
     def __init__(self, store: Store, secret: bytes | None = None, reference: str = "master",
-                 clock: Callable[[], datetime] | None = None) -> None:
+                 clock: Callable[[], datetime] | None = None,
+                 choose: Callable[[str, int, Any], Awaitable[Move]] | None = None) -> None:
         self.store = store
         self._given = secret
         self._secret: bytes | None = None
         self.reference_level = reference
         self.clock = clock or (lambda: datetime.now(UTC))
+        self.choose = choose  # (level, seed, view) -> move, e.g. in the web's bot pool
         self._references: dict[tuple[str, str], Game] = {}
         self._ref_lock = asyncio.Lock()
 
@@ -143,12 +146,15 @@ class DailyService:
     async def package(self, player: str, day: date, preset: str) -> dict[str, Any]:
         """The deal to play offline. [decision] Offline play needs the deal on the client, so
         today's is handed out only as the player's counted try (a second fetch of the same
-        try gets it again); a past day's is practice."""
+        try gets it again) or, once that is in, as practice; a past day's is practice."""
         begun = await self.begin(player, day, preset, "package")
         deal = begun.deal
-        if not begun.counted and day == self.today():
+        if not begun.counted and day == self.today() and not any(
+                r.counted for r in await stored.results(self.store, player, day.isoformat(),
+                                                        preset)):
+            # the counted try is under way: the whole deal would help it
             raise Refused("no-package", "today's deal goes offline only as your counted try, "
-                          "and that try was begun at a table: practise it at a table", 409)
+                          "and that one is under way at a table: finish it first", 409)
         return {"day": day.isoformat(), "preset": preset, "counted": begun.counted,
                 "seed": deal.seed, "salt": deal.salt, "commitment": deal.commitment,
                 "shuffle_seed": deal.shuffle_seed, "rules": deal.rules.to_dict(),
@@ -156,15 +162,33 @@ class DailyService:
                 "bot_seeds": bot_seeds(deal), "record_extra": deal.record_extra()}
 
     async def submit(self, player: str, day: date, preset: str, text: Any,
-                     lang: str = "fi") -> dict[str, Any]:
+                     lang: str = "fi", practice: bool = False) -> dict[str, Any]:
         """Count an offline try from its record, replayed here; refused (nothing stored)
-        unless it is the player's counted try of the deal, played to the end honestly."""
+        unless it is the player's counted try of the deal, played to the end honestly.
+        ``practice``: a try that is not to count (checked alike, stored as practice)."""
         deal = await self.deal(day, preset)
         d = day.isoformat()
         if not isinstance(text, str) or not text.strip():
             raise Refused("bad-record", "send the deal's record as text (one JSON line)")
         if len(text) > MAX_RECORD:
             raise Refused("bad-record", f"a record is at most {MAX_RECORD} characters")
+        if not practice:
+            await self._check_counted(player, d, preset)
+        rec = parse_record_line(text.strip())
+        if isinstance(rec, str):
+            raise Refused("bad-record", f"the record does not parse: {rec}")
+        try:
+            game = await asyncio.to_thread(verify_record, deal, rec)
+        except Forged as e:
+            raise Refused(e.code, e.message, 422) from None
+        if not await self.count(player, deal, game, not practice):  # a second, at once
+            raise Refused("second-try", f"your counted try of {d} ({preset}) is in already", 409)
+        out = await self.result(player, day, preset, lang, not practice)
+        assert out is not None
+        return out
+
+    async def _check_counted(self, player: str, d: str, preset: str) -> None:
+        """Refuse unless the player's counted try of the deal is an offline one not in yet."""
         held = await stored.counted_try(self.store, player, d, preset)
         mine = await stored.results(self.store, player, d, preset)
         if any(r.counted for r in mine):
@@ -176,17 +200,6 @@ class DailyService:
         if held.kind != "package":
             raise Refused("second-try", f"your counted try of {d} ({preset}) is played at a "
                           "table; this one does not count", 409)
-        rec = parse_record_line(text.strip())
-        if isinstance(rec, str):
-            raise Refused("bad-record", f"the record does not parse: {rec}")
-        try:
-            game = await asyncio.to_thread(verify_record, deal, rec)
-        except Forged as e:
-            raise Refused(e.code, e.message, 422) from None
-        await self.count(player, deal, game, True)
-        out = await self.result(player, day, preset, lang)
-        assert out is not None
-        return out
 
     async def count(self, player: str, deal: DailyDeal, game: Game, counted: bool,
                     table_id: str | None = None) -> bool:
@@ -201,16 +214,47 @@ class DailyService:
 
     # -- answers ----------------------------------------------------------------------------------
     async def reference(self, deal: DailyDeal) -> Game:
-        """The reference bot's play of the deal (cached per day and rule set)."""
+        """The reference bot's play of the deal: played once, kept in the store (a bot with a
+        time limit may play otherwise another time; every process compares with the first)
+        and here."""
         key = (deal.day.isoformat(), deal.preset)
         if key not in self._references:
             async with self._ref_lock:
                 if key not in self._references:
-                    from ..bots import get_bot
-
-                    bot = get_bot(self.reference_level, seed=bot_seed(deal.seed, SEAT))
-                    self._references[key] = await asyncio.to_thread(reference_game, deal, bot)
+                    self._references[key] = await self._stored_reference(deal)
         return self._references[key]
+
+    async def _stored_reference(self, deal: DailyDeal) -> Game:
+        who = stored.REFERENCE + self.reference_level
+        for _ in range(2):
+            for r in await stored.results(self.store, who, deal.day.isoformat(), deal.preset):
+                return replay_record(json.loads(r.record))
+            game = await self._play_reference(deal)
+            if await self.count(who, deal, game, False):
+                return game
+        return game  # pragma: no cover - stored by another process, then gone
+
+    async def _play_reference(self, deal: DailyDeal) -> Game:
+        level, seed = self.reference_level, bot_seed(deal.seed, SEAT)
+        if self.choose is None:
+            from ..bots import get_bot
+
+            return await asyncio.to_thread(reference_game, deal, get_bot(level, seed=seed))
+        game = deal.new_game()
+        bots = deal.bots()
+        while not game.is_over():
+            seat = game.to_move
+            legal = game.legal_moves()
+            if seat != SEAT:
+                move = bots[seat].choose(game.view(seat))
+            elif len(legal) == 1:
+                move = legal[0]
+            else:
+                move = await self.choose(level, seed, game.view(seat))
+                if move not in legal:  # a faulty bot must not stop the comparison
+                    move = legal[0]
+            game.push(move)
+        return game
 
     async def result(self, player: str, day: date, preset: str, lang: str = "fi",
                      counted: bool | None = None) -> dict[str, Any] | None:

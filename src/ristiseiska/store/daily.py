@@ -13,7 +13,7 @@ import secrets
 import time
 from dataclasses import dataclass
 
-from sqlalchemy import Boolean, Integer, String, Text, delete, select
+from sqlalchemy import Boolean, Integer, String, Text, delete, func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -49,6 +49,11 @@ class DailyResultRow(Base):
     record: Mapped[str] = mapped_column(Text)  # one JSON line, without the day's seed
     table_id: Mapped[str | None] = mapped_column(String(64), nullable=True)
     created: Mapped[float] = mapped_column()
+
+
+# The reference bot's play of a deal is kept as a practice result of the player
+# "reference:LEVEL" (never in the field), stored once: every process compares with the same.
+REFERENCE = "reference:"
 
 
 @dataclass(frozen=True)
@@ -128,7 +133,7 @@ async def add_result(store: Store, player: str, day: str, preset: str, counted: 
                          place=place, record=record, table_id=table_id, created=time.time())
     try:
         async with store._write(), store.session() as s, s.begin():
-            if not counted:
+            if not counted and not player.startswith(REFERENCE):
                 await s.execute(delete(DailyResultRow).where(
                     DailyResultRow.player == player, DailyResultRow.day == day,
                     DailyResultRow.preset == preset, DailyResultRow.counted.is_(False)))
@@ -168,6 +173,9 @@ async def counted_days(store: Store, player: str) -> list[str]:
 async def forget(store: Store, player: str) -> int:
     """Delete the player's daily tries and results; how many results went."""
     async with store._write(), store.session() as s, s.begin():
-        gone = await s.execute(delete(DailyResultRow).where(DailyResultRow.player == player))
+        q = select(func.count()).select_from(DailyResultRow).where(
+            DailyResultRow.player == player)
+        gone = int((await s.execute(q)).scalar_one())
+        await s.execute(delete(DailyResultRow).where(DailyResultRow.player == player))
         await s.execute(delete(DailyTryRow).where(DailyTryRow.player == player))
-        return int(gone.rowcount or 0)
+        return gone

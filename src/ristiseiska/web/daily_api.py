@@ -7,7 +7,8 @@
     GET  /api/daily/{day}/{preset}/result?device=KEY&lang=fi  (or POST with a JSON body)
     GET  /api/daily/{day}/{preset}/record?device=KEY          the player's record of the deal
     POST /api/daily/{day}/{preset}/package {"device"}         the deal to play offline
-    POST /api/daily/{day}/{preset}/submit {"device", "record"} count an offline try
+    POST /api/daily/{day}/{preset}/submit {"device", "record", "practice"?} count an offline
+                                                  try (``"practice": true``: never counted)
 
 An error is ``{"error": CODE, "message": …}``: ``not-begun`` (403) for a day that has not
 begun, ``bad-device``, ``bad-day``, ``bad-preset``; a refused record ``bad-record``,
@@ -27,6 +28,7 @@ from .. import i18n
 from ..daily import SEAT
 from ..daily.deal import PLAYERS
 from ..daily.service import DailyService, Refused, bot_seeds
+from . import bots as botlib
 from . import chat, open_tables, rated
 from .clock import option as clock_option
 from .errors import ActionError
@@ -44,7 +46,15 @@ def service(app: Any) -> DailyService:
     (``secret``, ``reference``, ``clock``: :class:`DailyService`)."""
     svc = getattr(app.state, "daily_service", None)
     if svc is None:
-        svc = DailyService(app.state.store, **getattr(app.state, "daily_options", {}) or {})
+        options = dict(getattr(app.state, "daily_options", {}) or {})
+        pool = getattr(app.state, "bot_pool", None)
+        if pool is not None and botlib.pooled(options.get("reference", "master")):
+            # the master thinks in the bot pool's processes, never on the event loop
+            async def choose(level: str, seed: int, view: Any) -> Any:
+                return await botlib.choose_pooled(pool, level, seed, view)
+
+            options.setdefault("choose", choose)
+        svc = DailyService(app.state.store, **options)
         app.state.daily_service = svc
     return svc
 
@@ -134,7 +144,7 @@ async def submit(day: str, preset: str, request: Request) -> Response:
     try:
         data = await _params(request)
         body = await svc.submit(_player(data), svc.day(day), preset[:40], data.get("record"),
-                                _lang(data))
+                                _lang(data), data.get("practice") is True)
     except (Refused, ActionError) as e:
         return _refused(e)
     return JSONResponse(body, status_code=201)
