@@ -87,9 +87,9 @@ export async function playDailyOffline(pkg) {
 }
 
 // --- the queue of offline records --------------------------------------------------------
-export function queueRecord(day, preset, record) {
+export function queueRecord(day, preset, record, practice = false) {
   const q = readJSON(QUEUE, []).filter((e) => !(e.day === day && e.preset === preset));
-  q.push({ day, preset, record });
+  q.push({ day, preset, record, practice });
   writeJSON(QUEUE, q);
   flushQueue();
 }
@@ -102,7 +102,7 @@ export function flushQueue() {
   flushing = (async () => {
     for (const e of readJSON(QUEUE, [])) {
       let r;
-      try { r = await post(api(e.day, e.preset, "submit"), { device: deviceKey(), record: e.record }); } catch (err) { break; } // no network yet
+      try { r = await post(api(e.day, e.preset, "submit"), { device: deviceKey(), record: e.record, ...(e.practice ? { practice: true } : {}) }); } catch (err) { break; } // no network yet
       const data = await r.json().catch(() => ({}));
       if (r.status >= 500 || r.status === 429) break; // try again later
       writeJSON(QUEUE, readJSON(QUEUE, []).filter((x) => !(x.day === e.day && x.preset === e.preset)));

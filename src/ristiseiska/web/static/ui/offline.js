@@ -66,7 +66,7 @@ async function keepRecords() {
   // a daily deal's record waits in a queue for the network, then the server counts it
   if (daily && daily.offline && !daily.queued && lines.length) {
     localStorage.setItem(`rs.daily.${OFFLINE_ID}`, JSON.stringify({ ...daily, queued: true }));
-    queueRecord(daily.day, daily.preset, lines[0] + "\n");
+    queueRecord(daily.day, daily.preset, lines[0] + "\n", daily.counted === false);
   }
   if (!("caches" in window)) return;
   const cache = await caches.open(RECORDS);
