@@ -150,6 +150,10 @@ async def test_two_devices_play_todays_deal_and_see_the_field_the_reference_and_
     await play_to_daily_result(a)
     assert await a.locator("[data-testid=daily-result]").get_attribute("data-counted") == "false"
     await a.wait_for_selector("[data-testid=daily-practice]")
+    # a page of a day that has not begun says why, and no cards
+    await b.goto(f"{server.url}/daily/2999-01-01/ristiseiska")
+    await b.wait_for_selector("[data-testid=daily-result-wait][data-state=missing]")
+    assert "2999-01-01" in await b.inner_text("[data-testid=daily-refusal]")
     assert a.errors == [] and b.errors == []
     await a_ctx.close()
     await b_ctx.close()

@@ -280,6 +280,13 @@ export function DailyResult({ day, preset, announce = false }) {
         const r = await fetch(`${api(day, preset, "result")}?device=${encodeURIComponent(deviceKey())}&lang=${document.documentElement.lang}`);
         if (gone) return;
         if (r.ok) { setRes(await r.json()); setState("ok"); return; }
+        // a page opened on its own asks once: no result, a day not begun, no such rule set
+        if (!announce && r.status >= 400 && r.status < 500) {
+          const body = await r.json().catch(() => ({}));
+          setRefusal(body.error === "no-result" ? null : body.message || null);
+          setState("missing");
+          return;
+        }
       } catch (e) { /* no network: asked again */ }
       tries += 1;
       if (gone) return;
@@ -304,7 +311,9 @@ export function DailyResult({ day, preset, announce = false }) {
   if (state === "ok" && res) return html`<${DailyResultView} res=${res}/><div class="offscreen" aria-live="polite" data-testid="daily-announce">${spoken}</div>`;
   const text = state === "queued" ? t("dailyweb.queued") : state === "sending" ? t("dailyweb.sending")
     : state === "refused" ? t("dailyweb.refused", { message: refusal }) : state === "missing" ? t("dailyweb.missing") : t("dailyweb.loading");
-  return html`<section class="panel daily-result" data-testid="daily-result-wait" data-state=${state}><p role="status">${text}</p></section>`;
+  return html`<section class="panel daily-result" data-testid="daily-result-wait" data-state=${state}><p role="status">${text}</p>
+    ${state === "missing" && refusal && html`<p class="error" data-testid="daily-refusal">${refusal}</p>`}
+    ${!announce && state === "missing" && html`<div class="result-actions"><a class="button" href="/" data-action="daily-lobby">${t("dailyweb.back")}</a></div>`}</section>`;
 }
 
 // The page /daily/DAY/PRESET.
