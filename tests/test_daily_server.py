@@ -370,3 +370,24 @@ def test_a_pooled_reference_plays_as_the_library_bot(client: TestClient) -> None
         assert r.json()["field"]["players"] == 1  # practice is not in the field
     finally:
         state.daily_service = mine
+
+
+@pytest.mark.parametrize("url, body, status, code", [
+    ("/api/daily", {}, 400, "bad-device"),
+    ("/api/daily", {"device": "short"}, 400, "bad-device"),
+    (f"/api/daily/{TODAY}/hearts/package", {"device": dev("bad")}, 404, "bad-preset"),
+    ("/api/daily/2026-13-01/ristiseiska/package", {"device": dev("bad")}, 400, "bad-day"),
+    ("/api/daily/today/ristiseiska/table", {"device": dev("bad")}, 400, "bad-day"),
+    (f"/api/daily/{TODAY}/ristiseiska/submit", {"device": dev("bad"), "record": 7}, 400,
+     "bad-record"),
+    (f"/api/daily/{TODAY}/ristiseiska/package", [1, 2], 400, "bad-request")])
+def test_bad_input_is_a_clear_error_and_changes_nothing(client: TestClient, url: str,
+                                                        body: Any, status: int,
+                                                        code: str) -> None:
+    r = client.post(url, json=body)
+    assert r.status_code == status, r.text
+    assert r.json()["error"] == code and r.json()["message"]
+    lobby = client.get("/api/daily", params={"device": dev("bad")}).json()
+    assert all(o["counted"] is None for o in lobby["offers"])
+    # nothing was claimed: the first package is still the counted try
+    assert package(client, dev("bad"), TODAY, "sjuan")["counted"] is True
