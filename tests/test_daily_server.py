@@ -129,11 +129,14 @@ def test_the_published_seed_verifies_yesterdays_record(client: TestClient, tmp_p
     today_record = client.get(f"/api/daily/{TODAY}/ristiseiska/record",
                               params={"device": me}).text
     assert "match_seed\"" not in today_record  # not while the day lasts
+    before = client.get("/api/daily", params={"device": me}).json()
+    assert all(x["day"] != TODAY for x in before["published"])
     CLOCK[0] = datetime(2026, 12, 8, 10, 0, tzinfo=UTC)
     lobby = client.get("/api/daily", params={"device": me}).json()
     pub = next(x for x in lobby["published"] if x["day"] == TODAY
                and x["preset"] == "ristiseiska")
     assert pub["seed"] == p["seed"] and pub["commitment"] == p["commitment"]
+    assert {"preset": "ristiseiska", "commitment": p["commitment"]} in before["commitments"]
     assert lobby["yesterday"]["counted"] and lobby["streak"] == {"current": 1, "best": 1}
     text = client.get(f"/api/daily/{TODAY}/ristiseiska/record", params={"device": me}).text
     rec = json.loads(text)
