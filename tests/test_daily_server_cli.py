@@ -99,7 +99,8 @@ def test_the_terminal_game_plays_a_servers_deal_and_a_quit_try_continues(
             "--preset", "ristiseiska-pyynto"]
     _FakeApp.moves = 2  # quit: nothing is submitted, the counted try is saved here
     assert main(argv) == 0
-    assert "The deal is unfinished" in capsys.readouterr().out
+    assert (f"Continue with: ristiseiska daily --server {server} --preset ristiseiska-pyynto"
+            in capsys.readouterr().out)
     kept = [m.text() for m in _FakeApp.seen[-1].game.moves]
     assert (tmp_path / "server" / "daily").is_dir()
     _FakeApp.moves = None  # back to it: the same try (the server hands it out again)
