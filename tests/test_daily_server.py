@@ -317,6 +317,7 @@ def test_a_try_at_a_server_table_counts_when_the_deal_ends(client: TestClient) -
     assert again.moves == played.moves and list(again.result.points)[SEAT] == res["points"]
     table_rec = client.get(f"/api/tables/{tid}/record").text
     assert "match_seed\"" not in table_rec
+    assert json.loads(table_rec)["match_seed_commitment"] == p["commitment"]
 
 
 def test_the_reference_is_played_once_and_kept_for_every_process(client: TestClient) -> None:
