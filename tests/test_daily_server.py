@@ -395,3 +395,22 @@ def test_bad_input_is_a_clear_error_and_changes_nothing(client: TestClient, url:
     assert all(o["counted"] is None for o in lobby["offers"])
     # nothing was claimed: the first package is still the counted try
     assert package(client, dev("bad"), TODAY, "sjuan")["counted"] is True
+
+
+def test_a_table_that_cannot_be_made_gives_the_counted_try_back(client: TestClient,
+                                                               monkeypatch: pytest.MonkeyPatch
+                                                               ) -> None:
+    from ristiseiska.web.errors import ActionError
+
+    tables = client.app.state.tables  # type: ignore[attr-defined]
+
+    async def full(config: Any, table_id: Any = None) -> Any:
+        raise ActionError("server-full", "the server has as many open tables as it can hold")
+
+    me = dev("full")
+    with monkeypatch.context() as m:
+        m.setattr(tables, "create", full)
+        r = client.post(f"/api/daily/{TODAY}/ristiseiska/table", json={"device": me})
+        assert r.status_code == 429 and r.json()["error"] == "server-full"
+    r = client.post(f"/api/daily/{TODAY}/ristiseiska/table", json={"device": me})
+    assert r.status_code == 201 and r.json()["counted"] is True
