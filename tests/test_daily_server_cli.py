@@ -69,6 +69,14 @@ def test_daily_server_auto_counts_then_practice_then_show(server: str, tmp_path:
                  "--preset", "sjuan"]) == 0
     out = capsys.readouterr().out
     assert "Sjuan – daily deal" in out and "Practice" in out
+    from datetime import UTC, datetime, timedelta
+
+    from ristiseiska.daily import day_of
+
+    past = (day_of(datetime.now(UTC)) - timedelta(days=3)).isoformat()
+    assert main([*argv, "--date", past]) == 0  # a past day: practice, checked all the same
+    out = capsys.readouterr().out
+    assert f"daily deal {past}" in out and "Practice" in out
 
 
 def test_no_server_there_is_one_clear_line(tmp_path: Path,
