@@ -140,6 +140,10 @@ export function DailyOffer({ lang }) {
   }, [lang]);
   if (!data || !Array.isArray(data.offers)) return null; // a server without the daily deal
   const play = async (preset) => {
+    // a deal downloaded for offline play is that counted try: it is played in this browser
+    // (a table would be practice now)
+    const pkg = offlinePackages().find((p) => p.day === data.day && p.preset === preset);
+    if (pkg) { playDailyOffline(pkg); return; }
     setBusy(preset); setError(null);
     try { await startDaily(data.day, preset); } catch (e) { setError(t("web.error", { message: e.message })); setBusy(null); }
   };
