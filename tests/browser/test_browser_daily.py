@@ -135,6 +135,9 @@ async def test_two_devices_play_todays_deal_and_see_the_field_the_reference_and_
         await page.wait_for_function("() => document.querySelector('[data-testid=daily-share-note]').textContent.trim()")
         assert await page.evaluate("() => navigator.clipboard.readText()") == share
     assert "2" in share  # the field: "#r/2"
+    # the analysis of the deal is one click away: the table's history, with its Analyse
+    await b.click("[data-action=daily-analysis]")
+    await b.wait_for_selector("[role=dialog] [data-action=analyse][data-deal='0']")
 
     # the lobby again: played, streak one; a second try is practice and says so
     await a.goto(server.url + "/")
