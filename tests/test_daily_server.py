@@ -129,11 +129,14 @@ def test_the_published_seed_verifies_yesterdays_record(client: TestClient, tmp_p
     today_record = client.get(f"/api/daily/{TODAY}/ristiseiska/record",
                               params={"device": me}).text
     assert "match_seed\"" not in today_record  # not while the day lasts
+    before = client.get("/api/daily", params={"device": me}).json()
+    assert all(x["day"] != TODAY for x in before["published"])
     CLOCK[0] = datetime(2026, 12, 8, 10, 0, tzinfo=UTC)
     lobby = client.get("/api/daily", params={"device": me}).json()
     pub = next(x for x in lobby["published"] if x["day"] == TODAY
                and x["preset"] == "ristiseiska")
     assert pub["seed"] == p["seed"] and pub["commitment"] == p["commitment"]
+    assert {"preset": "ristiseiska", "commitment": p["commitment"]} in before["commitments"]
     assert lobby["yesterday"]["counted"] and lobby["streak"] == {"current": 1, "best": 1}
     text = client.get(f"/api/daily/{TODAY}/ristiseiska/record", params={"device": me}).text
     rec = json.loads(text)
@@ -314,6 +317,7 @@ def test_a_try_at_a_server_table_counts_when_the_deal_ends(client: TestClient) -
     assert again.moves == played.moves and list(again.result.points)[SEAT] == res["points"]
     table_rec = client.get(f"/api/tables/{tid}/record").text
     assert "match_seed\"" not in table_rec
+    assert json.loads(table_rec)["match_seed_commitment"] == p["commitment"]
 
 
 def test_the_reference_is_played_once_and_kept_for_every_process(client: TestClient) -> None:
@@ -392,3 +396,43 @@ def test_a_linked_device_plays_for_its_player_and_deleting_the_player_deletes_it
     assert gone.status_code == 200, gone.text
     assert gone.json()["removed"].get("daily") == 1
     assert result(client, first_device).status_code == 404
+
+
+@pytest.mark.parametrize("url, body, status, code", [
+    ("/api/daily", {}, 400, "bad-device"),
+    ("/api/daily", {"device": "short"}, 400, "bad-device"),
+    (f"/api/daily/{TODAY}/hearts/package", {"device": dev("bad")}, 404, "bad-preset"),
+    ("/api/daily/2026-13-01/ristiseiska/package", {"device": dev("bad")}, 400, "bad-day"),
+    ("/api/daily/today/ristiseiska/table", {"device": dev("bad")}, 400, "bad-day"),
+    (f"/api/daily/{TODAY}/ristiseiska/submit", {"device": dev("bad"), "record": 7}, 400,
+     "bad-record"),
+    (f"/api/daily/{TODAY}/ristiseiska/package", [1, 2], 400, "bad-request")])
+def test_bad_input_is_a_clear_error_and_changes_nothing(client: TestClient, url: str,
+                                                        body: Any, status: int,
+                                                        code: str) -> None:
+    r = client.post(url, json=body)
+    assert r.status_code == status, r.text
+    assert r.json()["error"] == code and r.json()["message"]
+    lobby = client.get("/api/daily", params={"device": dev("bad")}).json()
+    assert all(o["counted"] is None for o in lobby["offers"])
+    # nothing was claimed: the first package is still the counted try
+    assert package(client, dev("bad"), TODAY, "sjuan")["counted"] is True
+
+
+def test_a_table_that_cannot_be_made_gives_the_counted_try_back(client: TestClient,
+                                                               monkeypatch: pytest.MonkeyPatch
+                                                               ) -> None:
+    from ristiseiska.web.errors import ActionError
+
+    tables = client.app.state.tables  # type: ignore[attr-defined]
+
+    async def full(config: Any, table_id: Any = None) -> Any:
+        raise ActionError("server-full", "the server has as many open tables as it can hold")
+
+    me = dev("full")
+    with monkeypatch.context() as m:
+        m.setattr(tables, "create", full)
+        r = client.post(f"/api/daily/{TODAY}/ristiseiska/table", json={"device": me})
+        assert r.status_code == 429 and r.json()["error"] == "server-full"
+    r = client.post(f"/api/daily/{TODAY}/ristiseiska/table", json={"device": me})
+    assert r.status_code == 201 and r.json()["counted"] is True

@@ -69,6 +69,14 @@ def test_daily_server_auto_counts_then_practice_then_show(server: str, tmp_path:
                  "--preset", "sjuan"]) == 0
     out = capsys.readouterr().out
     assert "Sjuan – daily deal" in out and "Practice" in out
+    from datetime import UTC, datetime, timedelta
+
+    from ristiseiska.daily import day_of
+
+    past = (day_of(datetime.now(UTC)) - timedelta(days=3)).isoformat()
+    assert main([*argv, "--date", past]) == 0  # a past day: practice, checked all the same
+    out = capsys.readouterr().out
+    assert f"daily deal {past}" in out and "Practice" in out
 
 
 def test_no_server_there_is_one_clear_line(tmp_path: Path,
@@ -83,3 +91,28 @@ def test_no_server_there_is_one_clear_line(tmp_path: Path,
     assert f"Cannot reach the server {url}" in err and "Traceback" not in err
     assert main(["daily", "--server", "ftp://x", "--data-dir", str(tmp_path)]) != 0
     assert "http://" in capsys.readouterr().err
+
+
+def test_the_terminal_game_plays_a_servers_deal_and_a_quit_try_continues(
+        server: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from ristiseiska.commands import daily
+    from ristiseiska.tui import app
+    from test_daily_cli import _FakeApp
+
+    monkeypatch.setattr(daily, "_terminal", lambda: True)
+    monkeypatch.setattr(app, "PlayApp", _FakeApp)
+    _FakeApp.seen = []
+    argv = ["daily", "--server", server, "--data-dir", str(tmp_path), "--lang", "en",
+            "--preset", "ristiseiska-pyynto"]
+    _FakeApp.moves = 2  # quit: nothing is submitted, the counted try is saved here
+    assert main(argv) == 0
+    assert (f"Continue with: ristiseiska daily --server {server} --preset ristiseiska-pyynto"
+            in capsys.readouterr().out)
+    kept = [m.text() for m in _FakeApp.seen[-1].game.moves]
+    assert (tmp_path / "server" / "daily").is_dir()
+    _FakeApp.moves = None  # back to it: the same try (the server hands it out again)
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert [m.text() for m in _FakeApp.seen[-1].game.moves][:len(kept)] == kept
+    assert "Counted: the server replayed" in out and "Your points:" in out

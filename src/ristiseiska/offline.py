@@ -24,6 +24,8 @@ the player, as online.
 from __future__ import annotations
 
 import json
+import re
+from datetime import date
 from typing import Any
 
 from . import i18n
@@ -71,7 +73,7 @@ def check_config(data: Any) -> dict[str, Any]:
             or not rules.min_players <= len(bots) + 1 <= rules.max_players):
         raise OfflineError("bad-seats", f"{name}: {rules.min_players}–{rules.max_players} "
                            f"players; bots are {', '.join(LEVELS)}")
-    seed = data.get("seed")
+    seed = data.get("seed", 0 if data.get("daily") is not None else None)  # a daily deal has its own
     if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**63:
         raise OfflineError("bad-seed", "the seed is a whole number 0 … 2**63-1")
     you = data.get("name") or ""
@@ -83,8 +85,53 @@ def check_config(data: Any) -> dict[str, Any]:
         raise OfflineError("bad-auto-forced", "auto_forced is true (forced moves are made for "
                            "the player after a short pause) or false")
     others = [n for n in i18n.PLAYER_NAMES if n.casefold() != you.casefold()]
-    return {"preset": name, "bots": list(bots), "seed": seed, "name": you,
-            "names": [you, *others[:len(bots)]], "auto_forced": auto}
+    out = {"preset": name, "bots": list(bots), "seed": seed, "name": you,
+           "names": [you, *others[:len(bots)]], "auto_forced": auto}
+    if data.get("daily") is not None:
+        out.update(_check_daily(data["daily"], you, others))
+    return out
+
+
+def _check_daily(data: Any, you: str, others: list[str]) -> dict[str, Any]:
+    """The daily deal (issue 57) the server handed out for offline play: its day, rule set,
+    seed and salt. The deal and the bots are then made by ``ristiseiska.daily`` itself, as the
+    server makes them, so the same moves meet the same answers and the server's replay of the
+    record agrees. The seed is kept as text: it has 63 bits, more than a JavaScript number
+    holds exactly (the page keeps the config)."""
+    from .daily.deal import OFFERED, PLAYERS
+
+    if not isinstance(data, dict):
+        raise OfflineError("bad-daily", "the daily deal is an object {day, preset, seed}")
+    day = data.get("day")
+    if not isinstance(day, str) or not re.fullmatch(r"\d{4}-\d{2}-\d{2}", day):
+        raise OfflineError("bad-daily", "the daily deal's day is YYYY-MM-DD")
+    try:
+        date.fromisoformat(day)
+    except ValueError:
+        raise OfflineError("bad-daily", f"the daily deal's day {day!r} is no date") from None
+    name = data.get("preset")
+    if name not in OFFERED:
+        raise OfflineError("bad-daily", f"no daily deal for {name!r}; offered: {', '.join(OFFERED)}")
+    seed = data.get("seed")
+    if isinstance(seed, int) and not isinstance(seed, bool):
+        seed = str(seed)
+    if not isinstance(seed, str) or not seed.isdigit() or len(seed) > 19 or int(seed) >= 2**63:
+        raise OfflineError("bad-daily", "the daily deal's seed is a whole number 0 … 2**63-1")
+    salt = data.get("salt") or ""
+    if not isinstance(salt, str) or not re.fullmatch(r"[0-9a-f]{0,64}", salt):
+        raise OfflineError("bad-daily", "the daily deal's salt is hex digits")
+    return {"preset": name, "bots": ["expert"] * (PLAYERS - 1), "seed": 0,
+            "names": [you, *others[:PLAYERS - 1]],
+            "daily": {"day": day, "preset": name, "seed": seed, "salt": salt}}
+
+
+def _daily_deal(config: dict[str, Any] | None) -> Any:
+    if config is None:
+        return None
+    from .daily.deal import DailyDeal
+
+    return DailyDeal(date.fromisoformat(config["day"]), config["preset"], int(config["seed"]),
+                     config["salt"])
 
 
 class OfflineMatch:
@@ -92,13 +139,19 @@ class OfflineMatch:
 
     def __init__(self, config: Any) -> None:
         self.config = check_config(config)
-        self.rules = preset(self.config["preset"])
+        self.daily = _daily_deal(self.config.get("daily"))
         self.n = len(self.config["names"])
-        self.match = Match(self.rules, self.n, seed=self.config["seed"],
-                           names=list(self.config["names"]))
+        if self.daily is not None:  # the day's deal and bots, made as the server makes them
+            self.rules = self.daily.rules
+            self.match = self.daily.match(list(self.config["names"]))
+            self.bots = self.daily.bots()
+        else:
+            self.rules = preset(self.config["preset"])
+            self.match = Match(self.rules, self.n, seed=self.config["seed"],
+                               names=list(self.config["names"]))
+            self.bots = {s: _bot(level, self.config["seed"] * 31 + s)
+                         for s, level in enumerate(self.config["bots"], start=1)}
         self.games: list[Game] = [self.match.new_deal()]
-        self.bots = {s: _bot(level, self.config["seed"] * 31 + s)
-                     for s, level in enumerate(self.config["bots"], start=1)}
         self._hint_bot: Any = None
         self.marks: set[tuple[int, int]] = set()  # (deal index, ply) of forced moves made here
 
@@ -194,7 +247,10 @@ class OfflineMatch:
             raise OfflineError("no-bot", "no bot is to move")
         seat = g.to_move
         legal = g.legal_moves()
-        move = legal[0] if len(legal) == 1 else self.bots[seat].choose(g.view(seat))
+        # the daily deal's bots are asked every move, as daily.play_moves asks them (a bot
+        # asked once less could answer differently later)
+        ask = self.daily is not None or len(legal) > 1
+        move = self.bots[seat].choose(g.view(seat)) if ask else legal[0]
         if move not in legal:  # a faulty bot must not stall the table (as tables.py)
             move = legal[0]
         self._push(move)
@@ -305,8 +361,13 @@ class OfflineMatch:
         out = []
         for i, g in enumerate(self.games):
             if g.is_over() and (deal is None or deal == i):
-                rec = record_from_game(g, preset=self.config["preset"],
-                                       extra={"deal": i + 1})
+                extra = {"deal": i + 1}
+                if self.daily is not None:
+                    extra = self.daily.record_extra()
+                    if not self.daily.salt:  # a package without the salt: no commitment
+                        for k in ("match_seed_salt", "match_seed_commitment"):
+                            extra.pop(k)
+                rec = record_from_game(g, preset=self.config["preset"], extra=extra)
                 out.append(dumps_record(rec) + "\n")
         return "".join(out)
 

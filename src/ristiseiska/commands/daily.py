@@ -281,7 +281,8 @@ def _names(lang: str) -> list[str]:
     return [t("tui.you", lang), *PLAYER_NAMES[:3]]
 
 
-def _play(deal: Any, auto: str | None, lang: str, base: Path, counted: bool) -> Any:
+def _play(deal: Any, auto: str | None, lang: str, base: Path, counted: bool,
+          server: str | None = None) -> Any:
     """The finished deal, or None when the player left it unfinished."""
     from ristiseiska.bots import get_bot
     from ristiseiska.commands.common import CliError
@@ -295,7 +296,7 @@ def _play(deal: Any, auto: str | None, lang: str, base: Path, counted: bool) -> 
     if not _terminal():
         raise CliError("the daily deal is played in a terminal; --auto LEVEL lets a bot play "
                        "your seat instead")
-    return _play_terminal(deal, lang, base, counted)
+    return _play_terminal(deal, lang, base, counted, server)
 
 
 def _terminal() -> bool:
@@ -332,7 +333,8 @@ def terminal_session(deal: Any, lang: str, base: Path, counted: bool) -> Any:
     return session
 
 
-def _play_terminal(deal: Any, lang: str, base: Path, counted: bool) -> Any:
+def _play_terminal(deal: Any, lang: str, base: Path, counted: bool,
+                   server: str | None = None) -> Any:
     from ristiseiska.i18n import t
     from ristiseiska.tui.app import PlayApp
 
@@ -341,13 +343,13 @@ def _play_terminal(deal: Any, lang: str, base: Path, counted: bool) -> Any:
     app.run()
     if not session.game.is_over():
         if counted:
-            print(t("daily.result.unfinished", lang, command=_command(deal, lang)))
+            print(t("daily.result.unfinished", lang, command=_command(deal, lang, server)))
         return None
     return session.game
 
 
-def _command(deal: Any, lang: str) -> str:
-    cmd = "ristiseiska daily"
+def _command(deal: Any, lang: str, server: str | None = None) -> str:
+    cmd = "ristiseiska daily" + (f" --server {shlex.quote(server)}" if server else "")
     if deal.preset != "ristiseiska":
         cmd += f" --preset {deal.preset}"
     from ristiseiska.i18n import DEFAULT_LANG

@@ -105,7 +105,7 @@ def run_server(args: argparse.Namespace, day: date, base: Path, lang: str) -> in
             if moves is not None:
                 game = play_moves(deal, moves, _names(lang))
             else:
-                game = _play(deal, auto, lang, base / "server", bool(pkg["counted"]))
+                game = _play(deal, auto, lang, base / "server", bool(pkg["counted"]), server)
         except (KeyError, TypeError, ValueError) as e:
             raise CliError(f"the server's package is not one this program can play ({e})") \
                 from None

@@ -320,7 +320,10 @@ class DailyService:
             yesterday = await self.result(player, today - timedelta(days=1), preset, lang, True)
             if yesterday is not None:
                 break
-        return {"day": today.isoformat(), "offers": offers,
+        secret = await self.secret()
+        commitments = [{"preset": p, "commitment": daily_deal(secret, today, p).commitment}
+                       for p in OFFERED]  # today's seeds, sealed until the day is over
+        return {"day": today.isoformat(), "offers": offers, "commitments": commitments,
                 "streak": {"current": s.current, "best": s.best}, "yesterday": yesterday,
                 "published": await self.published()}
 

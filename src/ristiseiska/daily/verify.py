@@ -59,9 +59,11 @@ def verify_record(deal: DailyDeal, rec: Any) -> Game:
             or rec.get("hands") != own["hands"] or rec.get("dealer") != own["dealer"]:
         raise Forged("wrong-deal", f"the record's cards or rules are not those of the daily "
                      f"deal {tag}")
-    if rec.get("you", SEAT) != SEAT:
+    you = rec.get("you", SEAT)
+    if you != SEAT:
+        shown = you + 1 if isinstance(you, int) and not isinstance(you, bool) else repr(you)[:20]
         raise Forged("wrong-seat", f"the daily deal is played at seat {SEAT + 1}, not at seat "
-                     f"{str(rec.get('you'))[:10]} + 1")
+                     f"{shown}")
     events = rec.get("events")
     if not isinstance(events, list) or len(events) > MAX_EVENTS:
         raise Forged("bad-record", "the record's events must be a list of moves")
@@ -76,7 +78,7 @@ def verify_record(deal: DailyDeal, rec: Any) -> Game:
         seat = game.to_move
         if ev.get("seat") != seat:
             code = "wrong-seat" if seat == SEAT or ev.get("seat") == SEAT else "bad-record"
-            raise Forged(code, f"{where}: it is seat {seat + 1}'s turn, not seat "
+            raise Forged(code, f"{where}: it is seat {seat}'s turn (from 0), not seat "
                          f"{str(ev.get('seat'))[:10]}'s")
         if seat == SEAT:
             try:
@@ -101,10 +103,11 @@ def verify_record(deal: DailyDeal, rec: Any) -> Game:
         raise Forged("unfinished", "the deal is not over at the record's end: only a finished "
                      "deal counts")
     want = game.result.to_dict()
-    if rec.get("result") != want:
+    got = rec.get("result")
+    if got != want:
+        said = got.get("points") if isinstance(got, dict) else got
         raise Forged("score-mismatch", f"the record's result is not the deal's: the moves give "
-                     f"points {want.get('points')}, the record says "
-                     f"{str((rec.get('result') or {}).get('points') if isinstance(rec.get('result'), dict) else rec.get('result'))[:60]}")
+                     f"points {want.get('points')}, the record says {str(said)[:60]}")
     problem = check_record(rec)
     if problem is not None:
         raise Forged("bad-record", problem)

@@ -125,6 +125,14 @@ async def set_try_table(store: Store, player: str, day: str, preset: str, table_
             row.table_id = table_id
 
 
+async def release_try(store: Store, player: str, day: str, preset: str) -> None:
+    """Give back a counted try claimed for a table that could not be made."""
+    async with store._write(), store.session() as s, s.begin():
+        await s.execute(delete(DailyTryRow).where(
+            DailyTryRow.player == player, DailyTryRow.day == day, DailyTryRow.preset == preset,
+            DailyTryRow.kind == "table", DailyTryRow.table_id.is_(None)))
+
+
 async def add_result(store: Store, player: str, day: str, preset: str, counted: bool,
                      points: int, place: int, record: str, table_id: str | None = None) -> bool:
     """Store a finished try. The counted one once (False if it is stored already); a practice

@@ -69,6 +69,7 @@ from .analysis_api import router as analysis_router
 from .clock import option as clock_option
 from .connections import Conn
 from .daily_api import router as daily_router
+from .daily_page import router as daily_page_router
 from .errors import ActionError
 from .forced import option as forced_option
 from .identity_api import router as identity_router
@@ -317,6 +318,7 @@ def create_app(database_url: str | None = None, bot_delay: float = 0.8,
     app.include_router(rated.router)  # issue 58: players' ratings
     app.include_router(daily_router)  # issue 57: the daily deal (web/daily_api.py)
     app.include_router(identity_router)  # issue 58: an identity across devices
+    app.include_router(daily_page_router)  # issue 57: the daily deal's result page
 
     def tables() -> Tables:
         return state["tables"]

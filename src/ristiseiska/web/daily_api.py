@@ -59,8 +59,11 @@ def service(app: Any) -> DailyService:
     return svc
 
 
+_STATUS = {"store": 503, "storage-fault": 503, "server-full": 429}  # as web/app.py's
+
+
 def _refused(e: Refused | ActionError) -> JSONResponse:
-    status = e.status if isinstance(e, Refused) else (503 if e.code == "store" else 400)
+    status = e.status if isinstance(e, Refused) else _STATUS.get(e.code, 400)
     return JSONResponse({"error": e.code, "message": e.message}, status_code=status)
 
 
@@ -200,10 +203,15 @@ async def table(day: str, preset: str, request: Request) -> Response:
                   "daily": {"day": deal.day.isoformat(), "preset": deal.preset,
                             "player": player, "counted": begun.counted}}
         tables = request.app.state.tables
-        t = await tables.create(config)
-        if begun.counted:
-            from ..store import daily as stored
+        from ..store import daily as stored
 
+        try:
+            t = await tables.create(config)
+        except ActionError:
+            if begun.counted:  # no table, no try: the counted one is still to come
+                await stored.release_try(svc.store, player, deal.day.isoformat(), deal.preset)
+            raise
+        if begun.counted:
             await stored.set_try_table(svc.store, player, deal.day.isoformat(), deal.preset,
                                        t.id)
         token = await t.claim(SEAT, name or "", device=data.get("device"))

@@ -65,6 +65,7 @@ ENGINE_MODULES = [
     "i18n/__init__.py", "i18n/grammar.py",
     "bots/base.py", "bots/cardtypes.py", "bots/expert.py", "bots/history.py", "bots/knowledge.py",
     "bots/reasons.py", "bots/simple.py", "bots/neural_plain.py", "learn/__init__.py",
+    "daily/deal.py",
 ]
 WEIGHTS = "learn/weights/neural.npz"  # the server's neural bot's own file, not a copy
 OFFLINE_BOTS = ("random", "basic", "expert", "neural")
@@ -92,6 +93,17 @@ def get_bot(name, seed=None, **options):
 '''
 
 
+# The daily deal offline (issue 57) needs daily/deal.py only: the package's __init__ imports
+# the day's time zone (Europe/Helsinki), and Pyodide has no time-zone database. The day is the
+# server's business (it hands out the deal), so the browser's daily/day.py holds its error only.
+DAILY_STUBS = {
+    "daily/__init__.py": '"""The daily deal in the browser (issue 57): daily.deal only."""\n',
+    "daily/day.py": ('"""The browser\'s stand-in for daily/day.py (no time zones in Pyodide)."""\n\n\n'
+                     "class DailyError(ValueError):\n"
+                     '    """Bad input to the daily deal."""\n'),
+}
+
+
 def engine_zip() -> bytes:
     """The archive of :data:`ENGINE_MODULES`, every catalog (as ``ristiseiska/...``) and the
     Markdown renderer (:data:`RENDERER`); the same bytes for the same sources (fixed dates),
@@ -106,6 +118,8 @@ def engine_zip() -> bytes:
         for name in ENGINE_MODULES:
             add(name, PACKAGE.joinpath(name).read_bytes())
         add("bots/__init__.py", BOTS_INIT.encode())
+        for name, text in DAILY_STUBS.items():
+            add(name, text.encode())
         # already compressed (an .npz): stored as it is
         info = zipfile.ZipInfo("ristiseiska/" + WEIGHTS, date_time=(2026, 1, 1, 0, 0, 0))
         z.writestr(info, PACKAGE.joinpath(WEIGHTS).read_bytes(), zipfile.ZIP_STORED)

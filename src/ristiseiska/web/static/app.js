@@ -12,6 +12,7 @@ import { OfflineGame, OfflinePanel } from "./ui/offline.js"; // issue 47 (also r
 import { OfflineLobby, useOnline } from "./ui/lobby_offline.js";
 import { DeviceHistory } from "./ui/history.js";
 import { IdentityPanel } from "./ui/identity.js"; // issue 58: the player on other devices
+import { DailyOffer, DailyOfflineOffer, DailyPage } from "./ui/daily.js"; // issue 57: the daily deal
 
 // --- app shell -----------------------------------------------------------------------------
 function App() {
@@ -29,15 +30,16 @@ function App() {
   const langs = html`<span class="langs" role="group" aria-label=${t("web.lang")}>${LANGS.map((l) => langButton(l.code, l.name))}</span>`;
   // The table is a room of its own: the felt fills the window and its top bar has the rest.
   if (m) return html`<main class="tablemain"><${TablePage} id=${m[1]} lang=${lang} key=${m[1]} langs=${langs}/></main>`;
+  const daily = location.pathname.match(/^\/daily\/(\d{4}-\d{2}-\d{2})\/([a-z0-9-]{1,40})\/?$/);
   if (location.pathname === "/offline-game") return html`<main class="tablemain"><${OfflineGame} lang=${lang} langs=${langs}/></main>`;
   return html`
     <header>
       <h1><a href="/" data-action="lobby">♣7 ${t("web.title")}</a></h1>
       <nav class="nav">${online && html`<a href="/puzzles" data-action="puzzles">${t("web.puzzles")}</a>`}${langs}</nav>
     </header>
-    <main>${online
-      ? html`<${Lobby} lang=${lang}/><${OpenTables} lang=${lang}/><${OfflinePanel} lang=${lang}/><${DeviceHistory} lang=${lang}/><${IdentityPanel} lang=${lang}/>`
-      : html`<${OfflineLobby} lang=${lang} extra=${html`<${DeviceHistory} lang=${lang}/>`}/>`}</main>`;
+    <main>${daily ? html`<${DailyPage} day=${daily[1]} preset=${daily[2]} key=${lang}/>` : online
+      ? html`<${DailyOffer} lang=${lang}/><${Lobby} lang=${lang}/><${OpenTables} lang=${lang}/><${OfflinePanel} lang=${lang}/><${DeviceHistory} lang=${lang}/><${IdentityPanel} lang=${lang}/>`
+      : html`<${DailyOfflineOffer}/><${OfflineLobby} lang=${lang} extra=${html`<${DeviceHistory} lang=${lang}/>`}/>`}</main>`;
 }
 
 // Keyboard or pointer: the focus ring is drawn only while the keyboard is in use.

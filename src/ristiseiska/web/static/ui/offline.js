@@ -7,6 +7,7 @@ import { html, useState, useEffect, useRef, useCallback } from "../vendor/htm-pr
 import { t, levelName } from "./text.js";
 import { TablePage } from "./table.js";
 import { InstallButton } from "./pwa.js";
+import { dailyOf, queueRecord } from "./daily.js"; // issue 57: a daily deal played offline
 
 export const OFFLINE_ID = "offline";
 const SAVED = "rs.offline.saved"; // the match: its config and every move (offline.py saved())
@@ -49,6 +50,7 @@ export function savedMatch() {
 }
 
 export function startOffline(config) {
+  if (!config.daily) localStorage.removeItem(`rs.daily.${OFFLINE_ID}`); // an ordinary match
   localStorage.setItem(NEW, JSON.stringify({ ...config, seed: config.seed ?? newSeed() }));
   localStorage.removeItem(SAVED);
   location.href = "/offline-game";
@@ -56,13 +58,20 @@ export function startOffline(config) {
 
 // The finished deals' records into the cache the service worker answers downloads from.
 async function keepRecords() {
-  if (!("caches" in window)) return;
+  const daily = dailyOf(OFFLINE_ID);
+  if (!("caches" in window) && !daily) return;
   const m = await ask({ type: "record" }, "record");
   if (m.type !== "record") return;
+  const lines = m.text.split("\n").filter(Boolean);
+  // a daily deal's record waits in a queue for the network, then the server counts it
+  if (daily && daily.offline && !daily.queued && lines.length) {
+    localStorage.setItem(`rs.daily.${OFFLINE_ID}`, JSON.stringify({ ...daily, queued: true }));
+    queueRecord(daily.day, daily.preset, lines[0] + "\n", daily.counted === false);
+  }
+  if (!("caches" in window)) return;
   const cache = await caches.open(RECORDS);
   const type = { "content-type": "application/x-ndjson" };
   await cache.put("/api/tables/offline/record", new Response(m.text, { headers: type }));
-  const lines = m.text.split("\n").filter(Boolean);
   for (const line of lines) {
     const deal = JSON.parse(line).deal - 1;
     await cache.put(`/api/tables/offline/record?deal=${deal}`, new Response(line + "\n", { headers: type }));

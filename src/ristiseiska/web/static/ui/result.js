@@ -4,6 +4,7 @@ import { t, tn, hasText, levelName, cardName, nextMoveId, reducedMotion, SUIT_SY
 import { parseCard, sortHand, moveCard, CardFace, MiniFace, HandCard, Card, rankCode } from "./cards.js";
 import { noteMatch } from "./history.js";
 import { CountUp } from "./motion.js";
+import { dailyOf, DailyResult } from "./daily.js";
 
 // The match's standings: lowest total first (places shared on equal totals), with each
 // total's token part (the points from holding the token at the end of deals).
@@ -60,6 +61,15 @@ export function Result({ view, names, sheet, you, send, id = null, table = null,
       <${DealResult} view=${view} names=${names}/>
       ${you !== null && html`<div class="result-actions"><button class="primary" data-action="next-deal" onClick=${() => send({ type: "next-deal" })}>${t("web.result.next_deal")}</button></div>`}
     </section>`;
+  }
+  // issue 57: a daily deal's end is its comparison with everyone and the master, this deal
+  // (and its final hands) below it
+  const daily = you !== null && dailyOf(id);
+  if (daily) {
+    return html`<section class="panel result daily-end" data-testid="result">
+      <${DailyResult} day=${daily.day} preset=${daily.preset} announce=${true}/>
+      <details class="deal-apart"><summary>${t("web.result.title")}</summary>
+        <${DealResult} view=${view} names=${names}/></details></section>`;
   }
   // The match is over: its winner first and unmistakable, the standings, then this deal apart.
   const rows = standings(sheet);

@@ -20,6 +20,7 @@ import { BackButton } from "./clock.js";
 import { forcedText } from "./forced.js";
 import { Announcer, KeysModal, readText, useSay } from "./announce.js";
 import { reclaimSeat } from "./device.js";
+import { dailyOf } from "./daily.js";
 
 // The status line when the player has no card to play: why, and what the button will do.
 export function cannotPlayText(other) {
@@ -63,7 +64,14 @@ export function TablePage({ id, lang, langs = null, useConn = useTableSocket }) 
   };
   const { state, conn, hint, setHint, pending, setPending, send, rejoin } = useConn(id, lang, onError, onNotice);
   useEffect(() => { if (conn === "reconnecting") setSaving(false); }, [conn]);  // a new socket is told again
-  const [modal, setModal] = useState(null);
+  const [modal, setModal] = useState(() => (location.hash === "#history" ? "history" : null)); // issue 57: the daily result links here
+  // issue 57: a daily deal's practice try says so as it begins (the toast region is read out)
+  useEffect(() => { const d = dailyOf(id); if (d && d.counted === false) push(t("dailyweb.practice_note"), "info", 9000); }, [id]);
+  useEffect(() => {
+    const onHash = () => { if (location.hash === "#history") setModal("history"); };
+    addEventListener("hashchange", onHash);
+    return () => removeEventListener("hashchange", onHash);
+  }, []);
   const [choice, setChoice] = useState(null);
   const [name, setName] = useState(localStorage.getItem("rs.name") || "");
   const [sound, setSound] = useState(localStorage.getItem("rs.sound") === "1");
