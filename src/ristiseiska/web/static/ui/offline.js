@@ -40,6 +40,9 @@ function botDelay() { const d = localStorage.getItem("rs.offline.delay"); return
 function forcedPause(forced) { const d = localStorage.getItem("rs.offline.forced_pause"); return d === null ? forced.remaining_ms : +d; }
 
 function newSeed() {
+  // a seed kept in localStorage (rs.offline.seed) replays the same deals: the tests use it
+  const kept = localStorage.getItem("rs.offline.seed");
+  if (kept !== null && /^\d{1,15}$/.test(kept)) return +kept;
   const a = new Uint32Array(2);
   crypto.getRandomValues(a);
   return (a[0] & 0xffff) * 2 ** 32 + a[1]; // 48 bits: exact in a JavaScript number
