@@ -506,8 +506,8 @@ def cmd_fresh(args: list[str]) -> int:
             ("ristiseiska simulate --games 200 --records FILE",
              [rs, "simulate", "--games", "200", "--seed", "1", "--records", recs]),
             ("ristiseiska replay --check FILE", [rs, "replay", "--check", recs]),
-            ("ristiseiska tournament --games 20", [rs, "tournament", "--games", "20",
-                                                   "--seed", "1", "--workers", "1"]),
+            ("ristiseiska tournament --games 4", [rs, "tournament", "--games", "4",
+                                                  "--seed", "1", "--workers", "1"]),
             ("ristiseiska bench (small)", [rs, "bench", "--deals", "200",
                                            "--kernel-deals", "20000"]),
         ]:
