@@ -4,7 +4,7 @@
     python3 dev.py start     # make .venv, install, start the web game on SQLite (prints the URL)
     python3 dev.py play      # the same, but the terminal game
     python3 dev.py test      # make .venv, install with test tools, run lint, types and all tests,
-                             # then the fresh-install check (`test PATHS…`: just those tests)
+                             # the fresh-install check beside them (`test PATHS…`: just those tests)
     python3 dev.py test --quick [--base REF]
                              # lint, types, the core tests and the tests that import what changed
                              # since REF (default: the uncommitted changes); no browser tests
@@ -230,25 +230,30 @@ def cmd_test(args: list[str]) -> int:
     if args:  # with arguments: just the tests asked for
         return run(*main_suite, *args, check=False)
     times = _Times()
+    fresh: tuple[subprocess.Popen[bytes], Path] | None = None
     try:
         browser = _start_browser_tests()
+        # The fresh-install check is mostly one process at a time (pip, one compile, a server):
+        # beside the two suites it costs them less than the 1½–2 min it takes on its own.
+        fresh = _start_fresh_check()
         rc = run(*main_suite, "-m", "not quiet", check=False)
         times.mark("the main suite ended")
         if browser is not None:
             browser_rc = _finish_browser_tests(*browser)
             times.mark("the browser tests ended")
             rc = rc or browser_rc
-        if rc != 0:
-            return rc
+        fresh_rc = _finish_fresh_check(*fresh)  # before the timed tests: they run alone
+        fresh = None
+        times.mark("the fresh-install check ended")
+        if rc != 0 or fresh_rc != 0:
+            return rc or fresh_rc
         # the tests that time latency or redraw gaps, with the machine to themselves
         rc = run(*main_suite, "-m", "quiet", check=False)
         times.mark("the timed tests ended")
-        if rc != 0:
-            return rc
-        rc = cmd_fresh([])
-        times.mark("the fresh-install check ended")
         return rc
     finally:
+        if fresh is not None:  # an interrupted run: the check cleans up after itself
+            _finish_fresh_check(*fresh)
         times.report()
 
 
@@ -310,6 +315,27 @@ def _start_browser_tests() -> tuple[subprocess.Popen[bytes], Path] | None:
         proc = subprocess.Popen([str(c) for c in cmd], cwd=ROOT, stdout=out,
                                 stderr=subprocess.STDOUT)
     return proc, log
+
+
+def _start_fresh_check() -> tuple[subprocess.Popen[bytes], Path]:
+    """``dev.py fresh`` in a process of its own, its report to a log shown when it ends."""
+    log = Path(tempfile.mkstemp(prefix="ristiseiska-fresh-", suffix=".log")[1])
+    say(f"the fresh-install check beside the suites (its report follows them, log in {log})")
+    with log.open("wb") as out:
+        proc = subprocess.Popen([sys.executable, str(ROOT / "dev.py"), "fresh"], cwd=ROOT,
+                                stdout=out, stderr=subprocess.STDOUT)
+    return proc, log
+
+
+def _finish_fresh_check(proc: subprocess.Popen[bytes], log: Path) -> int:
+    if proc.poll() is None:
+        say("waiting for the fresh-install check")
+    rc = proc.wait()
+    say("the fresh-install check's report:")
+    sys.stdout.write(log.read_text(errors="replace"))
+    sys.stdout.flush()
+    log.unlink()
+    return rc
 
 
 def _finish_browser_tests(proc: subprocess.Popen[bytes], log: Path) -> int:
