@@ -14,8 +14,9 @@
 Everything is installed into ./.venv (the fresh-install check: a temporary directory, with
 downloaded wheels kept in ./.cache/wheels). Outside the checkout: the game keeps its database
 and saved games in the user data folder (~/.local/share/ristiseiska on Linux;
-RISTISEISKA_DATA_DIR moves it), and a test run writes its browser-test log and its table of
-test times to the system's temporary folder (the log is kept only when a browser test failed).
+RISTISEISKA_DATA_DIR moves it), and a test run writes the logs of the parts it runs side by
+side and its table of test times to the system's temporary folder (each log is removed once
+shown, the browser tests' only when they passed).
 """
 
 from __future__ import annotations
