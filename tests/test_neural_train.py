@@ -1,4 +1,4 @@
-"""``ristiseiska train`` end to end: a 30-second run, checkpoint, resume, evaluation against
+"""``ristiseiska train`` end to end: a 10-second run, checkpoint, resume, evaluation against
 expert, the weights playing, and clean errors for bad input."""
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ from ristiseiska.learn.net import load
 from ristiseiska.rules import preset
 
 
-def test_train_30_seconds_end_to_end_then_resume(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_train_10_seconds_end_to_end_then_resume(tmp_path) -> None:  # type: ignore[no-untyped-def]
     out = tmp_path / "net.npz"
     # the command a user types, as a separate process (the console script's module)
     proc = subprocess.run([sys.executable, "-c", "from ristiseiska.cli import main; "
-                           "raise SystemExit(main())", "train", "--seconds", "30",
+                           "raise SystemExit(main())", "train", "--seconds", "10",
                            "--out", str(out), "--eval-deals", "1", "--seed", "3"],
                           capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr

@@ -16,9 +16,6 @@ from ristiseiska.rules import Rules
 from ristiseiska.tui.app import PlayApp
 from ristiseiska.tui.session import Session, Setup
 
-# timed: run alone, not beside the browser tests (dev.py test)
-pytestmark = pytest.mark.quiet
-
 
 def _seed_where_a_bot_opens() -> int:
     for seed in range(1, 50):
@@ -39,6 +36,7 @@ def cold_master_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Se
     return session, PlayApp(session=session, data_dir_path=tmp_path)
 
 
+@pytest.mark.quiet  # it times redraw gaps: run alone, not beside the browser tests (dev.py test)
 @pytest.mark.asyncio
 async def test_the_screen_redraws_while_a_master_bot_compiles(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -69,7 +67,7 @@ async def test_the_screen_redraws_while_a_master_bot_compiles(
         assert any(s.rstrip().endswith(" s") for s in statuses), statuses
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio  # not quiet: a 30 s limit holds on a busy machine too
 async def test_quitting_while_a_master_bot_compiles_does_not_hang(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     session, app = cold_master_app(tmp_path, monkeypatch)
