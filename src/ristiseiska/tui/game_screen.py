@@ -447,6 +447,9 @@ class GameScreen(Screen[None]):
     @on(HandView.TypeAhead)
     def _type_ahead(self, event: HandView.TypeAhead) -> None:
         inp = self.query_one("#command", Input)
+        if event.text == "\x1b":  # Esc drops the move being typed
+            inp.value = ""
+            return
         if event.text == "\n":
             text = inp.value
             inp.value = ""

@@ -512,12 +512,15 @@ class HandView(Widget, can_focus=True):
             event.stop()
             event.prevent_default()
             self.post_message(self.TypeAhead(ch))
-        elif self._typing and event.key in ("enter", "backspace"):
+        elif self._typing and event.key in ("enter", "backspace", "escape"):
+            # through the same queue as the letters: an Esc right behind them drops them
+            # (handled at once it would clear the line before they reached it)
             event.stop()
             event.prevent_default()
-            if event.key == "enter":
+            if event.key != "backspace":
                 self._typing = False  # the next Enter plays the card under the cursor again
-            self.post_message(self.TypeAhead("\n" if event.key == "enter" else "\b"))
+            self.post_message(self.TypeAhead({"enter": "\n", "backspace": "\b"}.get(
+                event.key, "\x1b")))
 
     def on_focus(self) -> None:
         self._typing = False
