@@ -131,8 +131,13 @@ def test_wrong_and_removed_tokens_are_refused(server: Server) -> None:
         headers = {} if auth_message else {"Authorization": f"Bearer {tok}"}
         async with websockets.connect(f"{server.ws}/ws/{tid}",
                                       additional_headers=headers) as ws:
-            if auth_message:
+            if auth_message:  # refused, the socket stays open (a spectator's)
                 await ws.send(json.dumps({"type": "auth", "token": tok}))
+                msg = await frames(ws, lambda m: m["type"] == "error")
+                await ws.send(json.dumps({"type": "move", "move": "C7"}))
+                again = await frames(ws, lambda m: m["type"] == "error")
+                assert again["code"] == "not-seated"
+                return msg["code"], None
             msg = await frames(ws, lambda m: m["type"] == "error")
             with pytest.raises(websockets.ConnectionClosed):
                 await frames(ws, lambda m: False, 30)
@@ -140,7 +145,7 @@ def test_wrong_and_removed_tokens_are_refused(server: Server) -> None:
 
     assert asyncio.run(refused(token)) == ("bad-bot-token", 4401)
     assert asyncio.run(refused("rsb_wrong")) == ("bad-bot-token", 4401)
-    assert asyncio.run(refused(token, auth_message=True)) == ("bad-bot-token", 4401)
+    assert asyncio.run(refused(token, auth_message=True)) == ("bad-bot-token", None)
 
 
 def test_a_bot_sees_and_acts_only_for_its_own_seat_at_its_own_tables(server: Server) -> None:
