@@ -12,8 +12,7 @@ import numpy as np
 from fastapi.testclient import TestClient
 
 from ristiseiska.rl.agent import AgentBot
-from ristiseiska.store import Store
-from ristiseiska.store import bot_tokens
+from ristiseiska.store import Store, bot_tokens
 from ristiseiska.web.app import create_app
 from ristiseiska.web.security import Limits
 
