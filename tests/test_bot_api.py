@@ -226,3 +226,13 @@ def test_a_bots_flood_is_limited(server: Server) -> None:
             return codes
 
     assert "rate-limited" in asyncio.run(go())
+
+
+def test_bots_command_uses_serves_default_database(tmp_path: Path) -> None:
+    """Without --database-url, ``bots`` writes where ``serve`` reads: the data directory."""
+    env = {**os.environ, "RISTISEISKA_DATA_DIR": str(tmp_path / "data")}
+    r = subprocess.run([sys.executable, "-m", "ristiseiska.cli", "bots", "add", "homebot"],
+                       capture_output=True, text=True, timeout=120, env=env)
+    assert r.returncode == 0, r.stderr
+    db = tmp_path / "data" / "ristiseiska.sqlite3"
+    assert b"homebot" in db.read_bytes()
