@@ -176,7 +176,8 @@ def test_a_bot_sees_and_acts_only_for_its_own_seat_at_its_own_tables(server: Ser
                 await ws.send(json.dumps(msg))
                 err = await frames(ws, lambda m: m["type"] == "error")
                 assert err["code"] in ("not-your-seat", "bad-token"), err
-            # its own moves, as action ids, until the deal is over
+            # a fresh state and rl frame (the ones above may have passed by), then a move
+            await ws.send(json.dumps({"type": "lang", "lang": "en"}))
             while True:
                 rl = await frames(ws, lambda m: m["type"] == "rl")
                 if rl["to_move"]:
