@@ -47,10 +47,12 @@ def test_rl_frames_are_the_environments_encoding(tmp_path: Path) -> None:
         tid = r.json()["id"]
         t = client.app.state.tables.live[tid]  # type: ignore[attr-defined]
         agent = AgentBot(policy=lambda obs: int(np.flatnonzero(obs["action_mask"])[0]))
+        with client.websocket_connect(f"/ws/{tid}", headers={"Authorization": "Bearer x"}) as ws:
+            assert ws.receive_json()["code"] == "bad-bot-token"  # a bearer token of no bot
+        # another scheme (a site behind HTTP Basic auth) is not a program: a spectator until
+        # it sends "auth"
         with client.websocket_connect(f"/ws/{tid}", headers={"Authorization": "Basic x"}) as ws:
-            assert ws.receive_json()["code"] == "bad-bot-token"  # not a bearer token: refused
-        with client.websocket_connect(f"/ws/{tid}") as ws:
-            assert ws.receive_json()["you"] is None  # no header: a spectator until "auth"
+            assert ws.receive_json()["you"] is None
             ws.send_json({"type": "auth", "token": token, "format": "rl"})
             for _ in range(3):  # a few of its moves (the stand-in never comes: 30 s clock)
                 rl = _frame(ws, "rl")

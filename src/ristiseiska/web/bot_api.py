@@ -104,12 +104,13 @@ async def admit(websocket: Any, t: Any, conn: Conn, token: str) -> bool:
 
 
 def bearer(headers: Any) -> str | None:
-    """The token of an ``Authorization: Bearer TOKEN`` header, if there is one."""
+    """The token of an ``Authorization: Bearer TOKEN`` header, if there is one. Any other
+    scheme is not ours (e.g. a site behind HTTP Basic auth: every page's socket carries it)."""
     value = headers.get("authorization")
     if not isinstance(value, str):
         return None
     scheme, _, token = value.strip().partition(" ")
-    return token.strip() if scheme.lower() == "bearer" else ""
+    return token.strip() if scheme.lower() == "bearer" else None
 
 
 def check_format(fmt: Any, knowledge: Any = None) -> tuple[str, int | None]:
