@@ -70,3 +70,22 @@ def test_rl_frames_are_the_environments_encoding(tmp_path: Path) -> None:
                 assert ack["move"] == move.text(view.rules.distinct_decks)
             ws.send_json({"type": "auth", "token": token, "format": "xml"})
             assert _frame(ws, "error")["code"] == "bad-format"
+
+
+def test_a_rematch_keeps_the_programs_seat(tmp_path: Path) -> None:
+    from ristiseiska.web.rematch import rematch_config
+
+    db = f"sqlite+aiosqlite:///{tmp_path / 're.db'}"
+    asyncio.run(_add(db, "again"))
+    with TestClient(create_app(db, bot_delay=0.0, limits=Limits(per_address=False))) as client:
+        r = client.post("/api/tables", json={"seats": [
+            {"kind": "friend"}, {"kind": "bot-api:again", "name": "Robo"},
+            {"kind": "bot", "bot": "basic"}]})
+        assert r.status_code == 201, r.text
+        info = r.json()["table"]
+        assert info["clock"] == 30 and info["seats"][1]["taken"] and info["host"] == 0
+        claimed = client.post(f"/api/tables/{r.json()['id']}/seats/1", json={"name": "X"})
+        assert claimed.status_code == 400 and claimed.json()["error"] == "bot-seat"
+        t = client.app.state.tables.live[r.json()["id"]]  # type: ignore[attr-defined]
+        assert rematch_config(t)["seats"][1] == {"kind": "friend", "bot": None, "name": "Robo",
+                                                 "api": "again"}
