@@ -63,6 +63,6 @@ if __name__ == "__main__":
     p.add_argument("table", help="the table's id (from /t/ID)")
     p.add_argument("token", help="the bot's token from `ristiseiska bots add`")
     p.add_argument("--delay", type=float, default=0.0, help="seconds to think per move")
-    sheet = asyncio.run(play(p.parse_args().url, p.parse_args().table, p.parse_args().token,
-                             p.parse_args().delay))
+    a = p.parse_args()
+    sheet = asyncio.run(play(a.url, a.table, a.token, a.delay))
     print("match over; totals:", sheet["totals"])

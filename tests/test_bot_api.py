@@ -131,8 +131,13 @@ def test_wrong_and_removed_tokens_are_refused(server: Server) -> None:
         headers = {} if auth_message else {"Authorization": f"Bearer {tok}"}
         async with websockets.connect(f"{server.ws}/ws/{tid}",
                                       additional_headers=headers) as ws:
-            if auth_message:
+            if auth_message:  # refused, the socket stays open (a spectator's)
                 await ws.send(json.dumps({"type": "auth", "token": tok}))
+                msg = await frames(ws, lambda m: m["type"] == "error")
+                await ws.send(json.dumps({"type": "move", "move": "C7"}))
+                again = await frames(ws, lambda m: m["type"] == "error")
+                assert again["code"] == "not-seated"
+                return msg["code"], None
             msg = await frames(ws, lambda m: m["type"] == "error")
             with pytest.raises(websockets.ConnectionClosed):
                 await frames(ws, lambda m: False, 30)
@@ -140,7 +145,7 @@ def test_wrong_and_removed_tokens_are_refused(server: Server) -> None:
 
     assert asyncio.run(refused(token)) == ("bad-bot-token", 4401)
     assert asyncio.run(refused("rsb_wrong")) == ("bad-bot-token", 4401)
-    assert asyncio.run(refused(token, auth_message=True)) == ("bad-bot-token", 4401)
+    assert asyncio.run(refused(token, auth_message=True)) == ("bad-bot-token", None)
 
 
 def test_a_bot_sees_and_acts_only_for_its_own_seat_at_its_own_tables(server: Server) -> None:
@@ -171,7 +176,8 @@ def test_a_bot_sees_and_acts_only_for_its_own_seat_at_its_own_tables(server: Ser
                 await ws.send(json.dumps(msg))
                 err = await frames(ws, lambda m: m["type"] == "error")
                 assert err["code"] in ("not-your-seat", "bad-token"), err
-            # its own moves, as action ids, until the deal is over
+            # a fresh state and rl frame (the ones above may have passed by), then a move
+            await ws.send(json.dumps({"type": "lang", "lang": "en"}))
             while True:
                 rl = await frames(ws, lambda m: m["type"] == "rl")
                 if rl["to_move"]:
@@ -221,3 +227,13 @@ def test_a_bots_flood_is_limited(server: Server) -> None:
             return codes
 
     assert "rate-limited" in asyncio.run(go())
+
+
+def test_bots_command_uses_serves_default_database(tmp_path: Path) -> None:
+    """Without --database-url, ``bots`` writes where ``serve`` reads: the data directory."""
+    env = {**os.environ, "RISTISEISKA_DATA_DIR": str(tmp_path / "data")}
+    r = subprocess.run([sys.executable, "-m", "ristiseiska.cli", "bots", "add", "homebot"],
+                       capture_output=True, text=True, timeout=120, env=env)
+    assert r.returncode == 0, r.stderr
+    db = tmp_path / "data" / "ristiseiska.sqlite3"
+    assert b"homebot" in db.read_bytes()

@@ -30,6 +30,25 @@ def test_order_random_last_basic_below_expert() -> None:
         assert e.rating == pytest.approx(to_scale(e.mu), abs=0.05)
 
 
+def test_cli_orders_the_levels_by_strength_with_intervals(tmp_path, capsys) -> None:
+    """The setting docs/simulation.md names for an ordering that holds (issue 59): two-player
+    tables and 150 deals. At one table of three or four, basic and random finish too close
+    together for the online ratings' noise; master is left out, as its first use compiles the
+    kernel for minutes on a busy machine (measured: this order held for seeds 0 to 3)."""
+    rc = main(["ladder", "--bots", "random,basic,expert", "--players", "2", "--deals", "150",
+               "--seed", "0", "--out", str(tmp_path), "--quiet"])
+    assert rc == 0
+    capsys.readouterr()
+    bots = {b["name"]: b for b in json.loads((tmp_path / "ladder.json").read_text())["bots"]}
+    assert [b for b in bots] == ["expert", "basic", "random"]
+    for b in bots.values():
+        low, high = b["interval"]
+        assert low < b["rating"] < high
+    # the strongest and the weakest apart beyond their intervals
+    assert bots["expert"]["interval"][0] > bots["random"]["interval"][1]
+    assert bots["basic"]["rating"] - bots["random"]["rating"] > 50
+
+
 def test_same_arguments_same_ratings_and_round_trip(tmp_path) -> None:
     a = run_ladder(Rules(), ["random", "basic", "expert"], deals=3, seed=4)
     b = run_ladder(Rules(), ["random", "basic", "expert"], deals=3, seed=4, workers=2)

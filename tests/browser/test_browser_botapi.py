@@ -5,17 +5,15 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
-import json
 import subprocess
 import sys
-import urllib.request
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from .conftest import LiveServer
-from .test_browser_play import join_table, play_until_over
+from .conftest import LiveServer, open_setup
+from .test_browser_play import play_until_over
 
 pytestmark = pytest.mark.asyncio
 ROOT = Path(__file__).resolve().parents[2]
@@ -37,20 +35,30 @@ async def test_a_person_plays_a_match_with_an_api_bot(live_server: LiveServer,
                         "--database-url", db], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     token = r.stdout.splitlines()[-1]
-    body = {"seats": [{"kind": "friend"}, {"kind": "bot-api:webbot"},
-                      {"kind": "bot", "bot": "basic"}], "options": {"match_deals": 1}}
-    req = urllib.request.Request(live_server.url + "/api/tables", data=json.dumps(body).encode(),
-                                 method="POST", headers={"content-type": "application/json"})
-    tid = json.loads(await asyncio.to_thread(lambda: urllib.request.urlopen(req,
-                                                                            timeout=30).read()))["id"]
-    bot = asyncio.create_task(_client().play(f"ws://127.0.0.1:{live_server.port}", tid, token))
     page = await browser.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
+    # the lobby's seat picker seats the program (kind "bot-api", its name typed)
+    await page.goto(live_server.url + "/")
+    await open_setup(page)
+    await page.select_option("[data-action=seat-count]", "3")
+    for i, kind in enumerate(["friend", "bot-api", "bot"]):
+        await page.select_option(f"[data-seat='{i}'] [data-action=seat-kind]", kind)
+    await page.fill("[data-seat='1'] [data-action=bot-api-name]", "webbot")
+    await page.fill("[data-seat='0'] [data-action=seat-name]", "Aino")
+    deals = page.locator("[data-option=match_deals]")
+    await deals.evaluate("el => { el.closest('details').open = true; }")
+    await deals.fill("1")
+    await deals.dispatch_event("change")
+    await page.click("[data-action=create]")
+    await page.wait_for_url("**/t/**")
+    tid = page.url.rsplit("/", 1)[1]
+    bot = asyncio.create_task(_client().play(f"ws://127.0.0.1:{live_server.port}", tid, token))
     try:
-        await join_table(page, f"{live_server.url}/t/{tid}", "Aino", 0)
+        await page.wait_for_selector("[data-testid=hand] [data-card]")
         table = live_server.table(tid)
-        assert table.seats[1].api == "webbot"
+        assert table.seats[1].api == "webbot" and table.seats[0].name == "Aino"
+        assert table.rules.match_deals == 1
         await play_until_over([page], limit_s=240)
         await page.wait_for_selector("[data-testid=match-winner]", timeout=60_000)
         sheet = await asyncio.wait_for(bot, 60)

@@ -378,9 +378,7 @@ def create_app(database_url: str | None = None, bot_delay: float = 0.8,
                                 headers={"Retry-After": str(wait)})
         data = await json_body(request, lim)
         try:
-            data, api = bot_api.normalise(data)  # issue 59: Bot API seats (web/bot_api.py)
-            config = build_config(data, lim.max_match_deals)
-            await bot_api.check_bots(store, config, api)
+            config = await bot_api.build(store, data, build_config, lim.max_match_deals)  # #59
             t = await tables().create(config)
         except ActionError as e:
             return _err(e)
@@ -488,18 +486,10 @@ def create_app(database_url: str | None = None, bot_delay: float = 0.8,
                 await websocket.close(code=4404 if e.code == "no-table" else 4429)
                 return
         rate = RateLimiter(lim.messages_per_second, lim.message_burst, max_keys=1)
+        if (token := bot_api.bearer(websocket.headers)) is not None:  # web/bot_api.py
+            if not await bot_api.admit(websocket, t, conn, token):  # refused: told, closed
+                return await t.detach(conn)
         writer = asyncio.create_task(_writer(websocket, conn, t))
-        token = bot_api.bearer(websocket.headers)
-        if token is not None:  # a Bot API program (web/bot_api.py): seated now, or refused
-            try:
-                await bot_api.seat_bot(t, conn, token, websocket.query_params.get("format"))
-            except ActionError as e:
-                conn.send(_error(e.code, e.message))
-                conn.send({"type": "close", "code": 4401 if e.code == "bad-bot-token" else 4403})
-                with contextlib.suppress(Exception):
-                    await writer
-                await t.detach(conn)
-                return
         try:
             while True:
                 raw = await websocket.receive()
@@ -558,10 +548,6 @@ async def _writer(websocket: WebSocket, conn: Conn, t: LiveTable) -> None:
         msg = await conn.queue.get()
         if msg is None:
             return
-        if msg.get("type") == "close":  # a refused Bot API program (web/bot_api.py)
-            with contextlib.suppress(Exception):
-                await websocket.close(code=msg["code"])
-            return
         if msg.get("type") == "lang":
             lang = msg["lang"]
             continue
@@ -572,9 +558,7 @@ async def _writer(websocket: WebSocket, conn: Conn, t: LiveTable) -> None:
                 text = _dumps(msg)  # acks, errors, talk: the same text as json.dumps
             await websocket.send_text(text)
             if conn.fmt == "rl" and msg.get("type") == "state":  # web/bot_api.py
-                frame = bot_api.rl_frame(t, conn)
-                if frame is not None:
-                    await websocket.send_text(_dumps(frame))
+                await bot_api.send_rl(websocket, t, conn)
             if msg.get("code") == "moved":  # another process owns the table now: the page
                 await websocket.close(code=1012)  # reconnects, and nginx finds the owner
                 return
@@ -604,18 +588,10 @@ async def handle(t: LiveTable, conn: Conn, text: str, lim: Limits | None = None)
                 await t.on_claim(t)
             await t.join(conn, msg.get("seat"), msg.get("token"))
         elif kind == "auth":  # a Bot API program without the header (web/bot_api.py)
-            try:
-                await bot_api.seat_bot(t, conn, msg.get("token"), msg.get("format"),
-                                       msg.get("knowledge"))
-            except ActionError as e:
-                if e.code not in ("bad-bot-token", "not-seated"):
-                    raise
-                conn.send(_error(e.code, e.message))
-                conn.send({"type": "close", "code": 4401 if e.code == "bad-bot-token" else 4403})
+            await bot_api.seat_bot(t, conn, msg.get("token"), msg.get("format"),
+                                   msg.get("knowledge"))
         elif kind == "move":
-            move: Any = (bot_api.action_move(t, conn, msg["action"]) if "action" in msg
-                         else msg.get("move"))
-            played = await t.play(conn.seat, move, msg.get("id"))
+            played = await t.play(conn.seat, bot_api.move_of(t, conn, msg), msg.get("id"))
             ack: dict[str, Any] = {"type": "ack", "move": played}
             if msg.get("id") is not None:
                 ack["id"] = msg["id"]

@@ -5,7 +5,8 @@ token's hash is kept). A table's creator seats it with the seat ``{"kind": "bot-
 (or ``{"kind": "bot-api", "bot": NAME}``): a friend seat that counts as taken, that no person
 may claim, and that only that program's token joins. The program connects to ``/ws/{table}``
 with ``Authorization: Bearer TOKEN`` (or sends ``{"type": "auth", "token": T}`` first, for
-clients that cannot set headers) and is seated at once; from then on it speaks the table
+clients that cannot set headers) and is seated at once (refused: an error frame; after the
+header the socket is closed, 4401 or 4403); from then on it speaks the table
 protocol of web/app.py for its own seat only. A table with such a seat always has a turn
 clock (:data:`DEFAULT_CLOCK` unless the creator chose one): a program that does not answer
 in time gets the clock's stand-in, as any player (web/clock.py).
@@ -18,6 +19,8 @@ may answer ``{"type": "move", "action": ID}``.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Callable
 from typing import Any
 
 from ..store import Store, bot_tokens
@@ -77,13 +80,37 @@ async def check_bots(store: Store, config: dict[str, Any], api: dict[int, str]) 
         config["seats"][i]["api"] = name
 
 
+async def build(store: Store, data: Any, build_config: Callable[..., dict[str, Any]],
+                max_deals: int) -> dict[str, Any]:
+    """A create-table request's configuration (web/app.py's ``build_config``), its Bot API
+    seats checked against the store and marked."""
+    data, api = normalise(data)
+    config = build_config(data, max_deals)
+    await check_bots(store, config, api)
+    return config
+
+
+async def admit(websocket: Any, t: Any, conn: Conn, token: str) -> bool:
+    """Seat a program that connected with ``Authorization: Bearer``; a refusal is told to it
+    alone and the socket closed (4401 for a token of no bot, else 4403): ``False``."""
+    try:
+        await seat_bot(t, conn, token, websocket.query_params.get("format"))
+        return True
+    except ActionError as e:
+        with contextlib.suppress(Exception):
+            await websocket.send_json({"type": "error", "code": e.code, "message": e.message})
+            await websocket.close(code=4401 if e.code == "bad-bot-token" else 4403)
+        return False
+
+
 def bearer(headers: Any) -> str | None:
-    """The token of an ``Authorization: Bearer TOKEN`` header, if there is one."""
+    """The token of an ``Authorization: Bearer TOKEN`` header, if there is one. Any other
+    scheme is not ours (e.g. a site behind HTTP Basic auth: every page's socket carries it)."""
     value = headers.get("authorization")
     if not isinstance(value, str):
         return None
     scheme, _, token = value.strip().partition(" ")
-    return token.strip() if scheme.lower() == "bearer" else ""
+    return token.strip() if scheme.lower() == "bearer" else None
 
 
 def check_format(fmt: Any, knowledge: Any = None) -> tuple[str, int | None]:
@@ -119,6 +146,20 @@ async def seat_bot(t: Any, conn: Conn, token: Any, fmt: Any = None,
     conn.fmt = fmt
     conn.knowledge = knowledge
     return seat
+
+
+async def send_rl(websocket: Any, t: Any, conn: Conn) -> None:
+    """The rl frame that follows a state sent to an ``rl`` connection."""
+    from .table_views import _dumps
+
+    frame = rl_frame(t, conn)
+    if frame is not None:
+        await websocket.send_text(_dumps(frame))
+
+
+def move_of(t: Any, conn: Conn, msg: dict[str, Any]) -> Any:
+    """A move message's move: its ``move`` text, or the one its rl ``action`` id means."""
+    return action_move(t, conn, msg["action"]) if "action" in msg else msg.get("move")
 
 
 def rl_frame(t: Any, conn: Conn) -> dict[str, Any] | None:

@@ -39,7 +39,9 @@ def rematch_id(table_id: str) -> str:
 def rematch_config(old: LiveTable) -> dict[str, Any]:
     """The new table's configuration (without its seed, which the server draws)."""
     c = old.config
-    seats = [{"kind": s.kind, "bot": s.bot, "name": s.name} for s in old.seats]
+    seats = [{"kind": s.kind, "bot": s.bot, "name": s.name,
+              **({"api": s.api} if s.api else {})}  # a Bot API program keeps its seat
+             for s in old.seats]
     reserved = [i for i, s in enumerate(old.seats) if s.kind == "friend" and s.token_hash]
     out = {"preset": c.get("preset"), "base": c.get("base"), "rules": c["rules"],
            "seats": seats, "seed": None, "reserved": reserved, "rematch_of": old.id}

@@ -165,11 +165,15 @@ export function Lobby({ lang }) {
       </select></label></div>
     <div class="seats-grid">
       ${seats.map((s, i) => html`<fieldset data-seat=${i}><legend>${t("web.lobby.seat", { n: i + 1 })}</legend>
-        <select data-action="seat-kind" aria-label=${t("web.lobby.seat", { n: i + 1 })} value=${s.kind} onChange=${(e) => setSeat(i, { kind: e.target.value })}>
+        <select data-action="seat-kind" aria-label=${t("web.lobby.seat", { n: i + 1 })} value=${s.kind} onChange=${(e) => setSeat(i, { kind: e.target.value, ...(e.target.value === "bot-api" ? { bot: "" } : {}) })}>
           <option value="friend">${t("web.lobby.friend")}</option>
           <option value="bot">${t("web.lobby.bot")}</option>
+          <option value="bot-api">${t("botapi.lobby.kind")}</option>
         </select>
-        ${s.kind === "bot"
+        ${s.kind === "bot-api" /* issue 59: an outside program (docs/web-api.md, The Bot API) */
+          ? html` <input data-action="bot-api-name" size="12" maxlength="32" aria-label=${t("botapi.lobby.name")} placeholder=${t("botapi.lobby.name")}
+              value=${s.bot || ""} onInput=${(e) => setSeat(i, { bot: e.target.value.trim() })}/>`
+          : s.kind === "bot"
           ? html` <select data-action="bot-level" aria-label=${t("web.lobby.level")} value=${s.bot || meta.default_bot} onChange=${(e) => setSeat(i, { bot: e.target.value })}>
               ${meta.bots.map((b) => html`<option value=${b}>${levelName(b)}</option>`)}</select>`
           : html` <input data-action="seat-name" size="12" maxlength="24" aria-label=${t("web.lobby.name")} placeholder=${i === seats.findIndex((x) => x.kind === "friend") ? t("web.lobby.your_name") : t("web.lobby.name")}
