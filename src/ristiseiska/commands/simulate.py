@@ -131,11 +131,7 @@ def run(args: argparse.Namespace) -> int:
         engine = choose_engine(args.engine, rules, args.players)
     except (RulesError, ValueError) as e:
         raise CliError(str(e)) from None
-    if engine == "kernel":  # the first run compiles it: a line every few seconds meanwhile
-        from ristiseiska.commands.common import warm_kernel
-
-        warm_kernel(lang=args.lang)
-    out = None
+    out = None  # an unwritable file is refused before the kernel's first compile
     if args.records:
         from ristiseiska.commands.common import check_output
 
@@ -144,6 +140,10 @@ def run(args: argparse.Namespace) -> int:
             out = open(args.records, "w", encoding="utf-8", newline="\n")
         except OSError as e:
             raise CliError(f"cannot write {args.records}: {e.strerror or e}") from None
+    if engine == "kernel":  # the first run compiles it: a line every few seconds meanwhile
+        from ristiseiska.commands.common import warm_kernel
+
+        warm_kernel(lang=args.lang)
     bar = _progress_bar(args.games, TEXTS[args.lang]["progress"])
     try:
         if bar is not None:
