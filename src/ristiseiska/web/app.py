@@ -63,7 +63,7 @@ from ..record import dumps_record
 from ..rules import CHOICES, OPTION_HELP, PRESETS, Rules, RulesError, preset
 from ..store import Store
 from . import bots as botlib
-from . import chat, open_tables, rated
+from . import chat, open_tables, player_pages, rated
 from .analysis_api import close_pool as close_analysis_pool
 from .analysis_api import router as analysis_router
 from .clock import option as clock_option
@@ -311,6 +311,7 @@ def create_app(database_url: str | None = None, bot_delay: float = 0.8,
     app.include_router(players_router)  # issue 47: players recognised by their device
     app.include_router(ops_router(store, metrics))  # issue 63: /metrics, /healthz
     app.include_router(rated.router)  # issue 58: players' ratings
+    app.include_router(player_pages.router)  # issue 58: /p/{handle}, /leaderboard/{family}
 
     def tables() -> Tables:
         return state["tables"]

@@ -9,7 +9,9 @@ stand-in plays at the end has left: ranked last. The match is rated once, when i
 whichever process stores its last move).
 
 ``POST /api/ratings/mine`` ``{"device": KEY}`` answers the player's rating in each family:
-``{"ratings": {FAMILY: {"rating": 1500, "provisional": true, "matches": 0}}}``.
+``{"ratings": {FAMILY: {"rating": 1500, "provisional": true, "matches": 0, "like": LEVEL}},
+"handle": HANDLE | null}`` (``like``: the bot level nearest in rating; ``handle``: the
+player's public page ``/p/{handle}``, web/player_pages.py, once they have a rated match).
 """
 
 from __future__ import annotations
@@ -20,8 +22,11 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 
+from ..players import nearest_level
 from ..ratings import FAMILIES, Rating, bot_rating, family, standings
+from ..store import history
 from ..store import ratings as stored
+from ..store.history import SeatFacts
 from . import bots as botlib
 from .errors import ActionError
 from .seats import check_device
@@ -73,7 +78,12 @@ async def _rate(t: Any) -> None:
             players.append(Rating())
     ids = [p for p in players if isinstance(p, str)]
     if ids and len(set(ids)) == len(ids):  # one device in two seats: not a fair count
-        await stored.rate_match(t.store, t.id, fam, players, standings(t.match.totals, left))
+        results = t.match.results
+        facts = [SeatFacts(seat.name or "", t.match.totals[i], len(results),
+                           sum(1 for r in results if r.winner == i))
+                 for i, seat in enumerate(t.seats)]
+        await stored.rate_match(t.store, t.id, fam, players, standings(t.match.totals, left),
+                                facts=facts)
 
 
 @router.post("/api/ratings/mine")
@@ -92,8 +102,13 @@ async def my_ratings(request: Request) -> Response:
     try:
         for fam in FAMILIES:
             r = (await stored.ratings(store, fam, [player_id(device)]))[player_id(device)]
-            out[fam] = {"rating": r.shown, "provisional": r.provisional, "matches": r.matches}
+            out[fam] = {"rating": r.shown, "provisional": r.provisional, "matches": r.matches,
+                        "like": nearest_level(r, fam)}
+        page = await history.count(store, player_id(device)) > 0
     except Exception as e:  # noqa: BLE001 - a database that fails is a clear answer
         return JSONResponse({"error": "store", "message": f"the ratings cannot be read: {e}"},
                             status_code=503)
-    return JSONResponse({"ratings": out})
+    # the public page's handle (a hash of the player's id, never the device's): null before
+    # the player's first rated match
+    return JSONResponse({"ratings": out,
+                         "handle": history.handle(player_id(device)) if page else None})
