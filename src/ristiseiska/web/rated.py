@@ -24,6 +24,7 @@ from fastapi.responses import JSONResponse, Response
 
 from ..players import nearest_level
 from ..ratings import FAMILIES, Rating, bot_rating, family, standings
+from ..rules import PRESETS, Rules, preset
 from ..store import history
 from ..store import ratings as stored
 from ..store.history import SeatFacts
@@ -61,8 +62,26 @@ async def rate_finished(t: Any) -> None:
         log.warning("table %s: the match's ratings could not be stored: %s", t.id, e)
 
 
+def table_family(config: dict[str, Any]) -> str:
+    """The rule family a table is rated in: its preset's, or "other" when an option was
+    changed. A match length the server set (a preset that plays to a points target has no
+    deal limit; web/app.py ``build_config`` gives it the server's longest) is no option of
+    the players': Sjuan to 100 points stays Sjuan."""
+    name = config.get("preset")
+    base = config.get("base")
+    if name is None and isinstance(base, str) and base in PRESETS:
+        try:
+            rules = Rules.from_dict(config["rules"])
+        except (KeyError, TypeError, ValueError):
+            return family(None)
+        plain = preset(base)
+        if plain.match_deals == 0 and rules == plain.replace(match_deals=rules.match_deals):
+            name = base
+    return family(name)
+
+
 async def _rate(t: Any) -> None:
-    fam = family(t.config.get("preset"))
+    fam = table_family(t.config)
     players: list[str | Rating] = []
     left = set()
     for i, seat in enumerate(t.seats):
