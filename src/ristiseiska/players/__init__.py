@@ -69,11 +69,11 @@ def series(rows: Sequence[Mapping[str, Any]]) -> dict[str, list[int]]:
 
 
 def chart_svg(lines: Mapping[str, Sequence[int]], names: Mapping[str, str], title: str,
-              width: int = 640, height: int = 240) -> str:
+              width: int = 420, height: int = 210) -> str:
     """The ratings over time as an inline SVG (no script, no inline style: the page's CSP):
     one line per family, x = that family's matches, y = the rating; the new player's 1500
     dashed. Colours come from classes ``fam-<i>`` in players.css."""
-    pad_l, pad_r, pad_t, pad_b = 48, 12, 12, 28
+    pad_l, pad_r, pad_t, pad_b = 44, 10, 10, 26
     values = [v for vs in lines.values() for v in vs] or [1500]
     lo, hi = min(values + [1500]) - 20, max(values + [1500]) + 20
     longest = max((len(vs) for vs in lines.values()), default=1)

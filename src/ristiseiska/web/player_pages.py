@@ -27,6 +27,8 @@ from ..store import history
 from ..store import ratings as stored
 
 router = APIRouter()
+NUM = ' class="num"'  # a column of numbers: right-aligned, its heading too
+NUMERIC = {"place", "points", "deals_won", "rating", "rank", "matches"}
 
 
 def _rating(r: Rating, fam: str) -> dict[str, Any]:
@@ -167,7 +169,8 @@ def player_html(d: dict[str, Any], lang: str) -> str:
                     f'<td class="num">{m["points"]}</td>'
                     f'<td class="num">{m["deals_won"]}/{m["deals"]}</td>'
                     f'<td class="num">{m["rating"]} <small>({change})</small></td></tr>')
-    cols = "".join(f'<th scope="col">{_e(t("players.col." + c, lang))}</th>'
+    cols = "".join(f'<th scope="col"{NUM if c in NUMERIC else ""}>'
+                   f'{_e(t("players.col." + c, lang))}</th>'
                    for c in ("date", "family", "place", "points", "deals_won", "rating"))
     daily = ""
     if d.get("daily"):  # issue 57's results, when its store is there (players.register_daily)
@@ -204,7 +207,8 @@ def board_html(d: dict[str, Any], lang: str) -> str:
     def table(rows: list[dict[str, Any]], testid: str) -> str:
         if not rows:
             return f'<p data-testid="{testid}">{_e(t("players.board_empty", lang))}</p>'
-        head = "".join(f'<th scope="col">{_e(t("players.col." + c, lang))}</th>'
+        head = "".join(f'<th scope="col"{NUM if c in NUMERIC else ""}>'
+                       f'{_e(t("players.col." + c, lang))}</th>'
                        for c in ("rank", "name", "rating", "matches"))
         body = "".join(f'<tr><td class="num">{r["rank"]}</td><td><a href="/p/{r["handle"]}'
                        f'?lang={lang}">{_e(r["name"] or t("players.nameless", lang))}</a></td>'
@@ -225,7 +229,7 @@ def board_html(d: dict[str, Any], lang: str) -> str:
             f'<section class="panel"><h2>{_e(t("players.bots", lang))}</h2>'
             f'<p class="note">{_e(t("players.bots_help", lang))}</p>'
             f'<div class="scroll"><table data-testid="bots"><thead><tr><th scope="col">'
-            f'{_e(t("players.col.level", lang))}</th><th scope="col">'
+            f'{_e(t("players.col.level", lang))}</th><th scope="col"{NUM}>'
             f'{_e(t("players.col.rating", lang))}</th></tr></thead><tbody>{bots}</tbody>'
             f"</table></div></section>")
     return _page(lang, title, body, f"/leaderboard/{fam}")
