@@ -47,11 +47,14 @@ async def test_two_devices_play_a_rated_quick_game_and_see_their_pages(
     index.max_match_deals = 1
     a = await _device(browser, live_server, "Aino", DESKTOP)
     b = await _device(browser, live_server, "Bea", PHONE)
-    for p in (a, b):  # before: no rated match, the lobby says how to get a rating
-        line = p.locator("[data-testid=my-rating]")
-        await line.wait_for()
-        assert "pikapelit pisteytetään" in await line.inner_text()
-        assert await p.locator("[data-testid=my-page]").count() == 0
+    for p in (a, b):  # before: no rated match, no rating line (the answer came: no page link)
+        await p.wait_for_function("""async () => {
+            const r = await fetch("/api/ratings/mine", {method: "POST",
+              headers: {"content-type": "application/json"},
+              body: JSON.stringify({device: localStorage.getItem("rs.device")})});
+            return r.ok && (await r.json()).handle === null;
+          }""")
+        assert await p.locator("[data-testid=my-rating]").count() == 0
     await a.click("[data-action=quick]")
     await a.wait_for_url("**/t/**")
     tid = a.url.rsplit("/", 1)[1]
@@ -80,6 +83,10 @@ async def test_two_devices_play_a_rated_quick_game_and_see_their_pages(
         ratings[name] = int(await num.inner_text())
         line = await p.locator("[data-testid=my-rating]").inner_text()
         assert "alustava" in line and "pelaat kuin" in line
+        if os.environ.get("RS_SHOTS"):
+            out = Path(os.environ.get("RS_SHOTS_DIR", "/tmp/shots-pages"))
+            out.mkdir(parents=True, exist_ok=True)
+            await p.screenshot(path=str(out / f"lobby-{name}.png"))
         await p.click("[data-testid=my-page]")
         await p.wait_for_url("**/p/**")
         assert re.search(r"/p/[0-9a-f]{12}\?lang=fi$", p.url)

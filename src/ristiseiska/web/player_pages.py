@@ -150,7 +150,7 @@ def player_html(d: dict[str, Any], lang: str) -> str:
             f'<li class="rating-card" data-family="{fam}"><span class="fam">{_e(fam_name[fam])}'
             f'</span> <strong class="num" data-testid="rating-{fam}">{r["rating"]}</strong>'
             f'{_mark(lang) if r["provisional"] else ""}'
-            f'<span class="sub">{_e(t("players.matches_n", lang, n=r["matches"]))} · '
+            f'<span class="sub">{_e(i18n.tn("players.matches_n", r["matches"], lang))} · '
             f'{_e(t("players.like_bot", lang, level=t("tui.level." + r["like"], lang)))}'
             f"</span></li>")
     s = d["summary"]

@@ -15,7 +15,7 @@ export function MyRating({ lang }) {
   }, [lang]);
   if (!mine || !mine.ratings) return null; // no store, or offline: the lobby says nothing
   const played = Object.entries(mine.ratings).filter(([, r]) => r.matches > 0);
-  if (!played.length) return html`<p class="my-rating" data-testid="my-rating">${t("players.lobby_none")}</p>`;
+  if (!played.length) return null; // nothing rated yet: the hero stays as it was
   return html`<p class="my-rating" data-testid="my-rating"><span>${t("players.lobby_title")}:</span>
     ${played.map(([fam, r]) => html`<span data-family=${fam}>${t(`players.family.${fam}`)} <strong data-testid=${`my-rating-${fam}`}>${r.rating}</strong>${r.provisional ? html` <span class="prov" title=${t("players.provisional_help")}>${t("players.provisional")}</span>` : ""} · ${t("players.plays_like", { level: levelName(r.like) })}</span>`)}
     ${mine.handle && html`<a href=${`/p/${mine.handle}?lang=${lang}`} data-testid="my-page">${t("players.lobby_page")}</a>`}</p>`;
