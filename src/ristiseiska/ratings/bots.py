@@ -4,9 +4,8 @@
 For each family (played with :data:`FAMILY_PRESETS`) every group of ``players`` levels plays a
 duplicate tournament of ``deals`` deals (each deal once from every seat, so the cards' luck
 cancels). Every play, in the order (group, deal, rotation), updates the levels' openskill
-ratings by its places (by the deal's points, lowest first, as :func:`ratings.standings` places
-a rated match's players), all levels starting as new players; so the levels' mean sits near
-1500, a new player's number."""
+ratings by its places (the tournament's ranks: the deal's winner first, then by points), all
+levels starting as new players; so the levels' mean sits near 1500, a new player's number."""
 
 from __future__ import annotations
 
@@ -16,7 +15,7 @@ from typing import Any
 
 from ..rules import preset
 from ..tournament import run_tournament
-from . import FAMILIES, Rating, RatingError, _model, standings
+from . import FAMILIES, Rating, RatingError, _model
 
 # the preset a family's bots are rated with ("other": the most played of the rest)
 FAMILY_PRESETS: dict[str, str] = {"ristiseiska": "ristiseiska", "sjuan": "sjuan",
@@ -44,11 +43,7 @@ def rate_levels(family: str, levels: Sequence[str] = LEVELS, deals: int = 2, see
                            workers=workers)
         for play in t.plays:
             teams = [[now[label]] for label in play.labels]
-            # placed by the deal's points, as a rated match places its players (standings):
-            # the tournament's own rank (going out first before points) measured another
-            # thing, and put the neural level above the master in Fan Tan
-            places = standings(list(play.points))
-            new = model.rate(teams, ranks=[float(p) for p in places])
+            new = model.rate(teams, ranks=list(play.rank))
             for label, team in zip(play.labels, new, strict=True):
                 now[label] = team[0]
                 seen[label] += 1
