@@ -26,17 +26,41 @@ from test_web import app_for  # noqa: E402
 from test_web_rated import DEVICE, _play_match  # noqa: E402
 
 
+@pytest.fixture(scope="module")
+def pg_cluster() -> Any:
+    import pg_kit
+
+    if not pg_kit.available():
+        pytest.skip("PostgreSQL or psycopg is not installed")
+    with pg_kit.cluster() as url:
+        yield url
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A new, empty database: a SQLite file or a PostgreSQL database."""
+    if request.param == "sqlite":
+        return f"sqlite+aiosqlite:///{tmp_path / 'games.db'}"
+    import os
+
+    import pg_kit
+
+    cluster = request.getfixturevalue("pg_cluster")
+    return str(pg_kit.new_database(cluster, f"rs_pages_{os.getpid()}_{tmp_path.name[-12:]}"
+                                   .replace("-", "_").lower()))
+
+
 def _facts(n: int, points: list[int] | None = None) -> list[SeatFacts]:
     points = points or list(range(n))
     return [SeatFacts(f"P{i}", points[i], 2, 1 if i == 0 else 0) for i in range(n)]
 
 
 def test_a_leaderboard_lists_established_players_by_rating_and_provisional_apart(
-        tmp_path: Path) -> None:
+        db: str) -> None:
     """Anna always beats Ben (twelve matches each: established), Cecilia played twice and
     won both (provisional, above Ben): she is not in the top list."""
     async def go() -> dict[str, Any]:
-        store = Store(f"sqlite+aiosqlite:///{tmp_path / 'games.db'}")
+        store = Store(db)
         await store.init()
         try:
             for k in range(PROVISIONAL + 2):
@@ -68,11 +92,11 @@ def test_a_leaderboard_lists_established_players_by_rating_and_provisional_apart
     assert history.handle("eve") not in {x["handle"] for part in board.values() for x in part}
 
 
-def test_the_history_keeps_each_match_and_forget_removes_it(tmp_path: Path) -> None:
+def test_the_history_keeps_each_match_and_forget_removes_it(db: str) -> None:
     bot = bot_ratings()["sjuan"]["expert"]
 
     async def go() -> None:
-        store = Store(f"sqlite+aiosqlite:///{tmp_path / 'games.db'}")
+        store = Store(db)
         await store.init()
         try:
             facts = [SeatFacts("Anna", 3, 2, 2), SeatFacts("Kalle", 20, 2, 0),
