@@ -223,3 +223,27 @@ def test_nothing_public_shows_the_device_or_its_hash(played: TestClient) -> None
         for secret in _secrets():
             assert secret not in text
         assert "device:" not in text
+
+
+def test_the_daily_section_shows_what_a_registered_reader_answers(played: TestClient,
+                                                                  monkeypatch: pytest.MonkeyPatch
+                                                                  ) -> None:
+    """Issue 57's results come through players.register_daily; a failing reader is skipped."""
+    handle = played.post("/api/ratings/mine", json={"device": DEVICE}).json()["handle"]
+
+    async def broken(store: Any, player: str) -> Any:
+        raise RuntimeError("no table")
+
+    async def reader(store: Any, player: str) -> Any:
+        assert player.startswith("device:")
+        return {"streak": {"current": 3, "best": 5},
+                "results": [{"day": "2026-12-07", "preset": "sjuan", "points": 4, "place": 2}]}
+
+    monkeypatch.setattr(players, "DAILY_READERS", [])
+    players.register_daily(broken)
+    assert played.get(f"/api/players/{handle}").json()["daily"] is None
+    players.register_daily(reader)
+    d = played.get(f"/api/players/{handle}").json()
+    assert d["daily"]["streak"] == {"current": 3, "best": 5}
+    page = played.get(f"/p/{handle}?lang=en").text
+    assert 'data-testid="daily"' in page and "Streak now 3 days, best 5" in page

@@ -11,10 +11,13 @@ history the store keeps (store/history.py); no web here (the routes: web/player_
 from __future__ import annotations
 
 import html
+import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from ..ratings import FAMILIES, Rating, bot_ratings
+
+log = logging.getLogger("ristiseiska.players")
 
 # The levels a player is compared with ("you play like the expert"): every rated level.
 LEVELS_SHOWN: tuple[str, ...] = ("random", "basic", "expert", "neural", "master")
@@ -33,8 +36,14 @@ def register_daily(reader: DailyReader) -> None:
 
 
 async def daily_of(store: Any, player: str) -> Mapping[str, Any] | None:
+    """The first registered reader's answer; a reader that fails is logged and skipped (the
+    page shows without the daily section rather than not at all)."""
     for reader in DAILY_READERS:
-        got = await reader(store, player)
+        try:
+            got = await reader(store, player)
+        except Exception as e:  # noqa: BLE001
+            log.warning("daily results of a player could not be read: %s", e)
+            continue
         if got is not None:
             return got
     return None

@@ -22,7 +22,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response
 from .. import i18n
 from ..i18n import t
 from ..players import chart_svg, daily_of, nearest_level, series, summary
-from ..ratings import FAMILIES, Rating, RatingError, bot_ratings
+from ..ratings import FAMILIES, Rating, bot_ratings
 from ..store import history
 from ..store import ratings as stored
 
@@ -102,7 +102,7 @@ async def board_json(family: str, request: Request) -> Response:
         return _fail("bad-family", f"unknown family; families: {', '.join(FAMILIES)}", 404)
     try:
         return JSONResponse(await board_data(request.app.state.store, family))
-    except (RatingError, Exception) as e:  # noqa: BLE001
+    except Exception as e:  # noqa: BLE001 - a database that fails is a clear answer
         return _fail("store", f"the leaderboard cannot be read: {e}", 503)
 
 
