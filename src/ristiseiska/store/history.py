@@ -117,21 +117,20 @@ async def leaderboard(store: Store, family: str, limit: int = TOP
     """A family's players by rating (μ), best first: ``established`` (ten matches or more)
     and ``provisional`` apart, each at most ``limit`` long. Only players with a name row
     (rated since the history was kept) are listed: the others have no page to link to."""
-    from .ratings import RatingRow
-
+    # rs_ratings by its table (store/ratings.py imports this module: no import back)
+    r_ = Base.metadata.tables["rs_ratings"].c
     if family not in FAMILIES:
         raise RatingError(f"unknown family {family!r}; families: {', '.join(FAMILIES)}")
     out: dict[str, list[dict[str, Any]]] = {}
     async with store.session() as s:
-        for part, cond in (("established", RatingRow.matches >= PROVISIONAL),
-                           ("provisional", RatingRow.matches < PROVISIONAL)):
-            q = (select(RatingRow, PlayerRow.handle, PlayerRow.name)
-                 .join(PlayerRow, PlayerRow.player == RatingRow.player)
-                 .where(RatingRow.family == family, cond)
-                 .order_by(RatingRow.mu.desc(), PlayerRow.handle).limit(limit))
-            out[part] = [{"handle": h, "name": n,
-                          "rating": Rating(r.mu, r.sigma, r.matches)}
-                         for r, h, n in (await s.execute(q)).all()]
+        for part, cond in (("established", r_.matches >= PROVISIONAL),
+                           ("provisional", r_.matches < PROVISIONAL)):
+            q = (select(r_.mu, r_.sigma, r_.matches, PlayerRow.handle, PlayerRow.name)
+                 .join(PlayerRow, PlayerRow.player == r_.player)
+                 .where(r_.family == family, cond)
+                 .order_by(r_.mu.desc(), PlayerRow.handle).limit(limit))
+            out[part] = [{"handle": h, "name": n, "rating": Rating(mu, sigma, matches)}
+                         for mu, sigma, matches, h, n in (await s.execute(q)).all()]
     return out
 
 
