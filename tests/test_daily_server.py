@@ -392,6 +392,11 @@ def test_a_linked_device_plays_for_its_player_and_deleting_the_player_deletes_it
     again = client.post(f"/api/daily/{TODAY}/ristiseiska/package", json={"device": second_device})
     assert again.status_code == 200 and again.json()["counted"] is False  # practice only
     player = client.post("/api/identity/mine", json={"device": second_device}).json()["player"]
+    # the player's page (issue 58) shows the counted result and the streak
+    from ristiseiska import players
+
+    shown = client.portal.call(players.daily_of, client.app.state.store, player)
+    assert shown is not None and shown["results"][0]["day"] == TODAY, shown
     gone = client.post("/api/identity/delete", json={"device": second_device, "player": player})
     assert gone.status_code == 200, gone.text
     assert gone.json()["removed"].get("daily") == 1

@@ -157,3 +157,23 @@ def test_the_example_in_the_docs_runs() -> None:
     page = Path(__file__).resolve().parents[1] / "docs" / "ratings.md"
     failures, tried = doctest.testfile(str(page), module_relative=False)
     assert tried >= 3 and failures == 0
+
+
+def test_a_four_player_match_updates_exactly_as_openskill_computes() -> None:
+    """The update is openskill's Plackett-Luce (mu 25, sigma 25/3), called directly here
+    with the same ratings and ranks, with a bot seat kept fixed."""
+    from openskill.models import PlackettLuce
+
+    before = [Rating(27.0, 6.0, 3), Rating(), Rating(22.5, 4.0, 12), Rating(30.0, 2.0, 90)]
+    totals = [14, 3, 40, 14]  # seats 0 and 3 share second place
+    places = standings(totals)
+    assert places == [2, 1, 4, 2]
+    after = rate(before, places, fixed={3})
+    model = PlackettLuce(mu=25.0, sigma=25.0 / 3)
+    want = model.rate([[model.rating(mu=r.mu, sigma=r.sigma)] for r in before],
+                      ranks=[2.0, 1.0, 4.0, 2.0])
+    for seat in range(3):
+        assert after[seat].mu == pytest.approx(want[seat][0].mu, abs=1e-12)
+        assert after[seat].sigma == pytest.approx(want[seat][0].sigma, abs=1e-12)
+        assert after[seat].matches == before[seat].matches + 1
+    assert after[3] == before[3]  # the bot's seat: unchanged

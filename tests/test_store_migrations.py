@@ -26,6 +26,7 @@ from ristiseiska.store import Store, StoreError
 from ristiseiska.store import analysis as _analysis  # noqa: F401 - its table in the models
 from ristiseiska.store import bot_tokens as _bot_tokens  # noqa: F401 - its table in the models
 from ristiseiska.store import daily as _daily  # noqa: F401 - its tables in the models
+from ristiseiska.store import history as _history  # noqa: F401 - its tables in the models
 from ristiseiska.store import migrate as migrations
 from ristiseiska.store import ratings as _ratings  # noqa: F401 - its tables in the models
 from ristiseiska.store.schema import Base

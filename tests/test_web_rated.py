@@ -56,7 +56,11 @@ def _mine(client: TestClient) -> dict[str, Any]:
 def test_an_open_tables_match_is_rated_and_a_friends_table_is_not(tmp_path: Path) -> None:
     with TestClient(app_for(f"sqlite+aiosqlite:///{tmp_path / 'web.db'}")) as client:
         before = _mine(client)
-        assert before["other"] == {"rating": 1500, "provisional": True, "matches": 0}
+        assert before["other"] == {"rating": 1500, "provisional": True, "matches": 0,
+                                   "like": before["other"]["like"]}
+        from ristiseiska.players import LEVELS_SHOWN
+
+        assert before["other"]["like"] in LEVELS_SHOWN  # the bot level nearest 1500
         _play_match(client)  # a friends' table: not rated by default
         assert _mine(client) == before
         tid = _play_match(client, open=True)
@@ -107,7 +111,8 @@ def test_a_person_who_left_is_ranked_last_and_fillers_are_fixed(tmp_path: Path) 
     seats = [Seat("friend", None, "Aino", token_hash="t0", standin=True, device_hash="a" * 32),
              Seat("friend", None, "Olli", token_hash="t1", device_hash="b" * 32),
              Seat("friend", None, "P3", standin=True), Seat("bot", "expert", "Kalle")]
-    match = SimpleNamespace(totals=[1, 20, 30, 40], is_over=lambda: True)
+    match = SimpleNamespace(totals=[1, 20, 30, 40], is_over=lambda: True,
+                            results=[SimpleNamespace(winner=0)])
 
     async def go() -> dict[str, Any]:
         store = Store(f"sqlite+aiosqlite:///{tmp_path / 'web.db'}")
@@ -126,3 +131,24 @@ def test_a_person_who_left_is_ranked_last_and_fillers_are_fixed(tmp_path: Path) 
     assert standings([1, 20, 30, 40], {0}) == [4, 1, 2, 3]
     assert aino.matches == olli.matches == 1
     assert aino.shown < 1500 < olli.shown  # Olli won once Aino left
+
+
+def test_a_table_is_rated_in_its_presets_family_whatever_length_the_server_gave_it() -> None:
+    """Sjuan plays to 100 points: the server gives such a match its longest deal count, which
+    made the table's preset "changed" — it is still Sjuan. A house rule is "other"."""
+    from ristiseiska.web.app import build_config
+    from ristiseiska.web.rated import table_family
+
+    def config(preset: str, **options: Any) -> dict[str, Any]:
+        return build_config({"preset": preset, "options": options,
+                             "seats": [{"kind": "friend", "name": "A"}] + [{"kind": "bot"}] * 3},
+                            40)
+
+    assert config("sjuan")["preset"] is None  # what the server stores
+    assert table_family(config("sjuan")) == "sjuan"
+    assert table_family(config("ristiseiska")) == "ristiseiska"
+    assert table_family(config("ristiseiska-pyynto")) == "ristiseiska-pyynto"
+    assert table_family(config("sjuan", match_target=50)) == "other"
+    assert table_family(config("ristiseiska", match_deals=1)) == "other"
+    assert table_family(config("ristiseiska-pantti25")) == "other"
+    assert table_family({"preset": None, "base": "sjuan", "rules": "garbage"}) == "other"

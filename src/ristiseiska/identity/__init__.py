@@ -254,5 +254,6 @@ async def forget(store: Store, player: str) -> dict[str, int]:
     for hook in list(_hooks):
         more = await hook(store, player, devices)
         for k, v in (more or {}).items():
-            removed[k] = removed.get(k, 0) + int(v)
+            if int(v):  # a kind with nothing of this player's is not named
+                removed[k] = removed.get(k, 0) + int(v)
     return removed

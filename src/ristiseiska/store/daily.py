@@ -178,6 +178,15 @@ async def counted_days(store: Store, player: str) -> list[str]:
         return [d for (d,) in (await s.execute(q)).all()]
 
 
+async def counted_results(store: Store, player: str, limit: int = 60) -> list[Result]:
+    """The player's counted results of every day and rule set, the newest day first."""
+    async with store.session() as s:
+        q = (select(DailyResultRow)
+             .where(DailyResultRow.player == player, DailyResultRow.counted.is_(True))
+             .order_by(DailyResultRow.day.desc(), DailyResultRow.preset).limit(limit))
+        return [_result(r) for r in await s.scalars(q)]
+
+
 async def forget(store: Store, player: str) -> int:
     """Delete the player's daily tries and results; how many results went."""
     async with store._write(), store.session() as s, s.begin():

@@ -13,6 +13,7 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from ..ratings import FAMILIES, Rating, RatingError, rate
 from . import Store
+from . import history as _history
 from .schema import Base
 
 
@@ -52,12 +53,15 @@ async def ratings(store: Store, family: str, players: Sequence[str]) -> dict[str
 
 
 async def rate_match(store: Store, match: str, family: str, players: Sequence[str | Rating],
-                     places: Sequence[int], fixed: Collection[int] = ()
+                     places: Sequence[int], fixed: Collection[int] = (),
+                     facts: Sequence[_history.SeatFacts] | None = None
                      ) -> list[Rating] | None:
     """Count a finished match once: ``players`` per seat (a player's id, or a bot level's fixed
     :class:`Rating`), ``places`` from :func:`ristiseiska.ratings.standings`. Every rating
     after it, per seat; ``None`` when ``match`` was rated already (nothing changes). One
-    transaction: the players' rows are locked (PostgreSQL) or the database is (SQLite)."""
+    transaction: the players' rows are locked (PostgreSQL) or the database is (SQLite).
+    With ``facts`` (per seat) the players' history rows are written in it too
+    (store/history.py, the player pages)."""
     ids = [p for p in players if isinstance(p, str)]
     _check(family, ids)
     if len(set(ids)) != len(ids):
@@ -87,6 +91,9 @@ async def rate_match(store: Store, match: str, family: str, players: Sequence[st
                                     matches=r.matches, updated=now))
                 else:
                     row.mu, row.sigma, row.matches, row.updated = r.mu, r.sigma, r.matches, now
+            if facts is not None:
+                await _history.add(s, match, family, now, list(players), list(places), after,
+                                   list(facts))
             return after
     except IntegrityError:
         return None

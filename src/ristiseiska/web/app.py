@@ -62,7 +62,7 @@ from ..ops.metrics import Metrics
 from ..record import dumps_record
 from ..rules import CHOICES, OPTION_HELP, PRESETS, Rules, RulesError, preset
 from ..store import Store
-from . import bot_api, chat, open_tables, rated
+from . import bot_api, chat, open_tables, player_pages, rated
 from . import bots as botlib
 from .analysis_api import close_pool as close_analysis_pool
 from .analysis_api import router as analysis_router
@@ -319,6 +319,7 @@ def create_app(database_url: str | None = None, bot_delay: float = 0.8,
     app.include_router(daily_router)  # issue 57: the daily deal (web/daily_api.py)
     app.include_router(identity_router)  # issue 58: an identity across devices
     app.include_router(daily_page_router)  # issue 57: the daily deal's result page
+    app.include_router(player_pages.router)  # issue 58: /p/{handle}, /leaderboard/{family}
 
     def tables() -> Tables:
         return state["tables"]

@@ -19,12 +19,13 @@ begun, ``bad-device``, ``bad-day``, ``bad-preset``; a refused record ``bad-recor
 from __future__ import annotations
 
 import logging
+from datetime import UTC, datetime
 from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
 
-from .. import i18n, identity
+from .. import i18n, identity, players
 from ..daily import SEAT
 from ..daily.deal import PLAYERS
 from ..daily.service import DailyService, Refused, bot_seeds
@@ -97,6 +98,22 @@ async def _forget_daily(store: Any, player: str, devices: Any) -> dict[str, int]
     from ..store import daily as stored
 
     return {"daily": await stored.forget(store, player)}
+
+
+@players.register_daily
+async def _daily_of(store: Any, player: str) -> dict[str, Any] | None:
+    """A player's page (issue 58) shows their counted daily results and streak."""
+    from ..daily import day_of, parse_day, streaks
+    from ..store import daily as stored
+
+    got = await stored.counted_results(store, player)
+    if not got:
+        return None
+    today = day_of(datetime.now(UTC))
+    s = streaks([d for d in {parse_day(r.day) for r in got} if d <= today], today)
+    return {"streak": {"current": s.current, "best": s.best},
+            "results": [{"day": r.day, "preset": r.preset, "points": r.points, "place": r.place}
+                        for r in got]}
 
 
 def _lang(data: dict[str, Any]) -> str:

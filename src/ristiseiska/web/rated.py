@@ -10,7 +10,9 @@ stand-in plays at the end has left: ranked last. The match is rated once, when i
 whichever process stores its last move).
 
 ``POST /api/ratings/mine`` ``{"device": KEY}`` answers the player's rating in each family:
-``{"ratings": {FAMILY: {"rating": 1500, "provisional": true, "matches": 0}}}``.
+``{"ratings": {FAMILY: {"rating": 1500, "provisional": true, "matches": 0, "like": LEVEL}},
+"handle": HANDLE | null}`` (``like``: the bot level nearest in rating; ``handle``: the
+player's public page ``/p/{handle}``, web/player_pages.py, once they have a rated match).
 """
 
 from __future__ import annotations
@@ -22,8 +24,12 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 
 from ..identity import player_of, players_of
+from ..players import nearest_level
 from ..ratings import FAMILIES, Rating, bot_rating, family, standings
+from ..rules import PRESETS, Rules, preset
+from ..store import history
 from ..store import ratings as stored
+from ..store.history import SeatFacts
 from . import bots as botlib
 from .errors import ActionError
 from .seats import check_device
@@ -60,8 +66,26 @@ async def rate_finished(t: Any) -> None:
         log.warning("table %s: the match's ratings could not be stored: %s", t.id, e)
 
 
+def table_family(config: dict[str, Any]) -> str:
+    """The rule family a table is rated in: its preset's, or "other" when an option was
+    changed. A match length the server set (a preset that plays to a points target has no
+    deal limit; web/app.py ``build_config`` gives it the server's longest) is no option of
+    the players': Sjuan to 100 points stays Sjuan."""
+    name = config.get("preset")
+    base = config.get("base")
+    if name is None and isinstance(base, str) and base in PRESETS:
+        try:
+            rules = Rules.from_dict(config["rules"])
+        except (KeyError, TypeError, ValueError):
+            return family(None)
+        plain = preset(base)
+        if plain.match_deals == 0 and rules == plain.replace(match_deals=rules.match_deals):
+            name = base
+    return family(name)
+
+
 async def _rate(t: Any) -> None:
-    fam = family(t.config.get("preset"))
+    fam = table_family(t.config)
     players: list[str | Rating] = []
     left = set()
     whose = await players_of(t.store, [s.device_hash for s in t.seats
@@ -79,7 +103,12 @@ async def _rate(t: Any) -> None:
             players.append(Rating())
     ids = [p for p in players if isinstance(p, str)]
     if ids and len(set(ids)) == len(ids):  # one device in two seats: not a fair count
-        await stored.rate_match(t.store, t.id, fam, players, standings(t.match.totals, left))
+        results = t.match.results
+        facts = [SeatFacts(seat.name or "", t.match.totals[i], len(results),
+                           sum(1 for r in results if r.winner == i))
+                 for i, seat in enumerate(t.seats)]
+        await stored.rate_match(t.store, t.id, fam, players, standings(t.match.totals, left),
+                                facts=facts)
 
 
 @router.post("/api/ratings/mine")
@@ -99,8 +128,13 @@ async def my_ratings(request: Request) -> Response:
         player = await player_of(store, device)
         for fam in FAMILIES:
             r = (await stored.ratings(store, fam, [player]))[player]
-            out[fam] = {"rating": r.shown, "provisional": r.provisional, "matches": r.matches}
+            out[fam] = {"rating": r.shown, "provisional": r.provisional, "matches": r.matches,
+                        "like": nearest_level(r, fam)}
+        page = await history.count(store, player) > 0
     except Exception as e:  # noqa: BLE001 - a database that fails is a clear answer
         return JSONResponse({"error": "store", "message": f"the ratings cannot be read: {e}"},
                             status_code=503)
-    return JSONResponse({"ratings": out})
+    # the public page's handle (a hash of the player's id, never the device's): null before
+    # the player's first rated match
+    return JSONResponse({"ratings": out,
+                         "handle": history.handle(player) if page else None})

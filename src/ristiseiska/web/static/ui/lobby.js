@@ -5,6 +5,7 @@ import { ChatTextOption } from "./chat.js";
 import { ClockSelect, defaultClock } from "./clock.js";
 import { ForcedOption } from "./forced.js";
 import { deviceKey } from "./device.js";
+import { MyRating } from "./myrating.js";
 
 // --- lobby ---------------------------------------------------------------------------------
 // A refusal of the rules names options as the engine spells them ("jokers=2 needs
@@ -148,7 +149,8 @@ export function Lobby({ lang }) {
   const levels = [...new Set(playSeats.slice(1).map((s) => levelName(s.bot)))].join(", ");
   return html`<section class="panel hero" aria-labelledby="hero-title" data-testid="hero">
     <div class="hero-text"><h2 id="hero-title">${t("lobby.hero_title")}</h2>
-      <p class="hero-sub" data-testid="play-summary">${t("lobby.play_summary", { rules: preset.title, count: playSeats.length, level: levels })}</p></div>
+      <p class="hero-sub" data-testid="play-summary">${t("lobby.play_summary", { rules: preset.title, count: playSeats.length, level: levels })}</p>
+      <${MyRating} lang=${lang}/></div>
     <button class="primary play-btn" data-action="play" data-testid="play" disabled=${busy} onClick=${play}>${t("lobby.play")}</button>
     <${RuleCards} meta=${meta} value=${preset.name} choose=${choosePreset}/>
     ${error && error.where === "play" && html`<div class="error" role="alert" data-testid="lobby-error">${error.text}</div>`}
