@@ -73,3 +73,35 @@ def test_a_seat_is_claimed_once_when_two_processes_try_at_once(tmp_path: Path) -
         await b.close()
 
     asyncio.run(go())
+
+
+def test_the_owner_look_waits_for_no_other_process_s_write(tmp_path: Path) -> None:
+    """Every process looks up the owners of all its tables each second (web/tables.py): a
+    read, so it does not queue behind another process's write (its commit and fsync) for
+    SQLite's single write lock, as every transaction of a shared store does."""
+    import sqlite3
+    import time
+
+    path = tmp_path / "shared.db"
+    url = f"sqlite+aiosqlite:///{path}"
+
+    async def go() -> None:
+        a = Store(url, shared=True)
+        await a.init()
+        try:
+            await a.create_table("table-0001", {"seed": 1}, ["x", "y"])
+            epoch = await a.take("table-0001", lapsed=True)
+            other = sqlite3.connect(path, timeout=30, isolation_level=None)
+            other.execute("BEGIN IMMEDIATE")  # another process in the middle of a write
+            try:
+                t0 = time.monotonic()
+                got = await asyncio.wait_for(a.owners(["table-0001"]), 10)
+                assert got == {"table-0001": epoch}
+                assert time.monotonic() - t0 < 5
+            finally:
+                other.execute("ROLLBACK")
+                other.close()
+        finally:
+            await a.close()
+
+    asyncio.run(go())

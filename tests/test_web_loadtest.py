@@ -158,3 +158,20 @@ def test_the_fsync_probe_times_the_disk_and_leaves_nothing(
         loadtest.main(["--fsync-probe", "0"])
     assert e.value.code == 2
     assert "--fsync-probe 1..3600" in capsys.readouterr().err
+
+
+def test_the_client_makes_its_forced_moves_itself(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The load test's tables leave forced moves to the client (``auto_forced`` false): the
+    server making them after its pause raced the client's own move, refused with
+    ``not-your-turn`` once the round trip grew past the pause (111 of 2,000 tables at load
+    10, docs/notes/loadtest-2026-12-08.md)."""
+    bodies: list[dict[str, object]] = []
+
+    def post(url: str, body: dict[str, object]) -> dict[str, object]:
+        bodies.append(body)
+        return {"id": "t" * 10, "token": "x", "_process": ""}
+
+    monkeypatch.setattr(loadtest, "_post", post)
+    asyncio.run(loadtest.create_tables("http://x", 2, 3, 1))
+    made = [b for b in bodies if "seats" in b]
+    assert len(made) == 2 and all(b["auto_forced"] is False for b in made)
