@@ -164,7 +164,7 @@ def test_the_client_makes_its_forced_moves_itself(monkeypatch: pytest.MonkeyPatc
     """The load test's tables leave forced moves to the client (``auto_forced`` false): the
     server making them after its pause raced the client's own move, refused with
     ``not-your-turn`` once the round trip grew past the pause (111 of 2,000 tables at load
-    10, docs/notes/loadtest-2026-12-08.md)."""
+    10, docs/notes/2026-12-08-loadtest.md)."""
     bodies: list[dict[str, object]] = []
 
     def post(url: str, body: dict[str, object]) -> dict[str, object]:

@@ -66,7 +66,7 @@ async def create_tables(base: str, n: int, players: int, seed: int) -> list[tupl
         seats = [{"kind": "friend", "name": f"load{i}"}] + [{"kind": "bot"}] * (players - 1)
         # every move by the client, forced ones too: the server making those after its pause
         # (web/forced.py) raced the client's own, refused as ``not-your-turn`` once the round
-        # trip outgrew the pause (docs/notes/loadtest-2026-12-08.md)
+        # trip outgrew the pause (docs/notes/2026-12-08-loadtest.md)
         t = _post(f"{base}/api/tables", {"preset": "ristiseiska", "seats": seats,
                                          "seed": seed + i, "auto_forced": False})
         c = _post(f"{base}/api/tables/{t['id']}/seats/0", {"name": f"load{i}"})
