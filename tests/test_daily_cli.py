@@ -204,7 +204,7 @@ class _FakeApp:
 
 def test_the_terminal_game_plays_the_daily_deal_and_a_quit_try_continues(tmp_path, capsys,
                                                                         monkeypatch):
-    from ristiseiska.commands import daily
+    from ristiseiska.commands import daily_play as daily
     from ristiseiska.tui import app
 
     monkeypatch.setattr(daily, "_terminal", lambda: True)

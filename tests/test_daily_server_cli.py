@@ -96,7 +96,7 @@ def test_no_server_there_is_one_clear_line(tmp_path: Path,
 def test_the_terminal_game_plays_a_servers_deal_and_a_quit_try_continues(
         server: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch) -> None:
-    from ristiseiska.commands import daily
+    from ristiseiska.commands import daily_play as daily
     from ristiseiska.tui import app
     from test_daily_cli import _FakeApp
 

@@ -81,7 +81,7 @@ def run_server(args: argparse.Namespace, day: date, base: Path, lang: str) -> in
     from ristiseiska.record import dumps_record, record_from_game
 
     from .common import CliError
-    from .daily import _bot_level, _names, _play, _read_moves
+    from .daily_play import _bot_level, _names, _play, _read_moves
 
     server = args.server
     if not server.startswith(("http://", "https://")):

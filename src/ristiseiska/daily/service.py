@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
@@ -39,6 +40,8 @@ from .deal import (
 from .share import game_name, share_text
 from .streak import streaks
 from .verify import Forged, verify_record
+
+log = logging.getLogger("ristiseiska.web")
 
 PUBLISHED_DAYS = 7
 MAX_RECORD = 60_000  # characters: a daily deal's record is far smaller
@@ -332,3 +335,19 @@ class DailyService:
 
 
 __all__ = ["Begun", "DailyService", "Refused", "bot_seeds", "public_record"]
+
+
+async def count_finished(t: Any) -> None:
+    """The deal of a daily table ``t`` ended (web/live_table.py calls this): store the try.
+    Never raises: a result that cannot be stored is logged, the table stays as played."""
+    info = t.config.get("daily")
+    if not isinstance(info, dict) or not t.games or not t.games[0].is_over():
+        return
+    try:
+        # the table's configuration holds the day's seed and salt: no secret needed here
+        deal = DailyDeal(parse_day(info["day"]), info["preset"], int(t.config["seed"]),
+                         str(t.config["seed_salt"]))
+        await DailyService(t.store).count(info["player"], deal, t.games[0],
+                                          bool(info["counted"]), t.id)
+    except Exception as e:  # noqa: BLE001 - the deal itself is stored already
+        log.warning("table %s: the daily result could not be stored: %s", t.id, e)

@@ -81,6 +81,7 @@ from .pwa import router as pwa_router
 from .rates import SharedRate
 from .records import finished, record_of
 from .rematch import router as rematch_router
+from .rule_texts import explain, explain_html, fairness_text
 from .seats import MAX_NAME
 from .security import (
     Guard,
@@ -621,39 +622,5 @@ async def handle(t: LiveTable, conn: Conn, text: str, lim: Limits | None = None)
         conn.send(_error(e.code, e.message))
 
 
-# -- records, replays, rule texts -------------------------------------------------------------
-# (a finished deal's replay: offline.replay_frames, which the installed app runs too)
-
-def fairness_text(t: LiveTable, lang: str) -> list[str]:
-    """Sentences telling every player how this table's deals were fixed (shown with the
-    rules): the published commitment, a chosen seed, the revealed seed."""
-    f = t.fairness()
-    if not f.get("seed_commitment"):
-        return []  # a table from before fair deals
-    lines = [i18n.t("web.fair.committed", lang, commitment=f["seed_commitment"])]
-    if f["seed_chosen"]:
-        lines.append(i18n.t("web.fair.chosen", lang, seed=f["seed"]))
-    if "seed_salt" in f:
-        lines.append(i18n.t("web.fair.revealed", lang, seed=f["seed"], salt=f["seed_salt"]))
-    return lines
-
-
-def explain_html(rules: Rules, lang: str) -> str | None:
-    """The rules as an HTML fragment (raw HTML in the text is escaped by the renderer)."""
-    try:
-        from ..explain import explain_rules_html
-
-        return str(explain_rules_html(rules, lang))
-    except Exception:  # noqa: BLE001 - the plain text is shown instead
-        return None
-
-
-def explain(rules: Rules, lang: str) -> str:
-    try:
-        from ..explain import explain_rules
-
-        return str(explain_rules(rules, lang))
-    except Exception:  # noqa: BLE001 - fall back to the option list below
-        pass
-    lines = [f"{k} = {v}   ({OPTION_HELP.get(k, '')})" for k, v in rules.to_dict().items()]
-    return "\n".join(lines)
+# records, replays: a finished deal's replay is offline.replay_frames (the installed app runs
+# it too); the rule texts: web/rule_texts.py

@@ -18,7 +18,6 @@ begun, ``bad-device``, ``bad-day``, ``bad-preset``; a refused record ``bad-recor
 
 from __future__ import annotations
 
-import logging
 from datetime import UTC, datetime
 from typing import Any
 
@@ -38,7 +37,6 @@ from .rates import SharedRate
 from .seats import check_device
 from .security import json_body
 
-log = logging.getLogger("ristiseiska.web")
 router = APIRouter()
 
 
@@ -194,7 +192,7 @@ def _rate(app: Any) -> SharedRate:
 @router.post("/api/daily/{day}/{preset}/table")
 async def table(day: str, preset: str, request: Request) -> Response:
     """A try at a server table: the player at seat 1, the day's three bots; the server
-    counts it when the deal ends (:func:`count_finished`)."""
+    counts it when the deal ends (``daily.service.count_finished``)."""
     svc = service(request.app)
     lim = request.app.state.limits
     addr = request.scope.get("client_addr", "")
@@ -237,21 +235,3 @@ async def table(day: str, preset: str, request: Request) -> Response:
     return JSONResponse({"id": t.id, "url": f"/t/{t.id}", "seat": SEAT, "token": token,
                          "counted": begun.counted, "day": deal.day.isoformat(),
                          "preset": deal.preset}, status_code=201)
-
-
-async def count_finished(t: Any) -> None:
-    """The deal of a daily table ``t`` ended (web/live_table.py calls this): store the try.
-    Never raises: a result that cannot be stored is logged, the table stays as played."""
-    info = t.config.get("daily")
-    if not isinstance(info, dict) or not t.games or not t.games[0].is_over():
-        return
-    try:
-        from ..daily import DailyDeal, parse_day
-
-        # the table's configuration holds the day's seed and salt: no secret needed here
-        deal = DailyDeal(parse_day(info["day"]), info["preset"], int(t.config["seed"]),
-                         str(t.config["seed_salt"]))
-        await DailyService(t.store).count(info["player"], deal, t.games[0],
-                                          bool(info["counted"]), t.id)
-    except Exception as e:  # noqa: BLE001 - the deal itself is stored already
-        log.warning("table %s: the daily result could not be stored: %s", t.id, e)

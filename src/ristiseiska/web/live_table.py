@@ -308,7 +308,7 @@ class LiveTable(Seating, TableViews, BotDriver):
                     await self.store.set_finished(self.id)
                 await rated.rate_finished(self)  # issue 58: once, never raises
                 if self.config.get("daily"):  # issue 57: the daily try counts (never raises)
-                    from .daily_api import count_finished
+                    from ..daily.service import count_finished
 
                     await count_finished(self)
         self._broadcast()
