@@ -1,9 +1,9 @@
 """A ladder: bots (plugins included) rated by the duplicate deals they play against each other.
 
     >>> from ristiseiska.rules import Rules
-    >>> lad = run_ladder(Rules(), ["basic", "random", "expert"], deals=2, seed=1, workers=1)
-    >>> [e.name for e in lad.entries][-1], lad.entries[0].deals
-    ('random', 6)
+    >>> lad = run_ladder(Rules(), ["basic", "random", "expert"], deals=20, seed=1, workers=1)
+    >>> [e.name for e in lad.entries], lad.entries[0].deals
+    (['expert', 'basic', 'random'], 60)
 
 The deals are the tournament's duplicate deals (:func:`ristiseiska.tournament.run_tournament`
 with ``duplicate``): every deal is played once for every rotation of the seats. With more bots
@@ -11,10 +11,15 @@ than seats at a table, the line-ups (every choice of ``players`` bots, in an ord
 the seed) take the deals in turn, deal ``i`` going to line-up ``i mod L``; line-up ``k`` is
 dealt from the seed :func:`~ristiseiska.sim.derive_seed` ``(seed, k)``.
 
-Every play is one match for the rating: its ranks are the deal's final standings (the
-winner first, then by points, ties sharing a rank), rated with openskill's Plackett-Luce model
-(with ``tau`` 0: a bot's strength is fixed, so its uncertainty shrinks with every play), plays taken in a fixed order (line-up, deal, rotation), so the same arguments always give the
-same ratings.
+Every duplicate deal is ONE match for the rating, its bots ranked by their points summed over
+the deal's seat rotations (the fewest first, equal sums sharing a rank): every bot has held
+every hand, so the cards' luck cancels and what is left is play. Rating each rotation alone
+(ranked winner first) let the luck in: a good hand for basic moved the ratings as much as a
+good play, and at a table of four basic came out above expert although expert won far more
+deals (issue 59). The matches are rated with openskill's Plackett-Luce model with ``tau`` 0 (a
+bot's strength is fixed, so its uncertainty shrinks with every deal), in a fixed order
+(line-up, deal), so the same arguments always give the same ratings. ``deals``, ``wins`` and
+``mean_rank`` of an :class:`Entry` still count plays (one deal in one seating).
 
 The rating scale: openskill's skill ``mu`` starts at 25 with uncertainty ``sigma`` 25/3; a
 rating is ``1500 + 48 (mu - 25)``, so a new bot is 1500 and one ``beta`` (25/6, the spread of a
@@ -90,7 +95,7 @@ class Ladder:
             "deals": self.deals,
             "seed": self.seed,
             "move_limit": self.move_limit,
-            "model": "openskill PlackettLuce, tau 0",
+            "model": "openskill PlackettLuce, tau 0, a duplicate deal a match (summed points)",
             "scale": {"base": BASE, "mu0": MU0, "per_mu": PER_MU, "interval": "mu +- 2 sigma"},
             "seconds": round(self.seconds, 3),
             "bots": [asdict(e) for e in self.entries],
@@ -158,6 +163,16 @@ def default_players(rules: Rules, bots: Sequence[str]) -> int:
     return max(rules.min_players, min(4, rules.max_players))
 
 
+def points_ranks(points: Sequence[float]) -> tuple[float, ...]:
+    """Ranks (1 = best) by points, the fewest first; equal points share the mean rank.
+
+    >>> points_ranks([7.0, 0.0, 7.0])
+    (2.5, 1.0, 2.5)
+    """
+    return tuple(sum(1 for o in points if o < p) + (sum(1 for o in points if o == p) + 1) / 2
+                 for p in points)
+
+
 def lineups(bots: Sequence[str], players: int, seed: int) -> list[tuple[str, ...]]:
     """Every choice of ``players`` of the bots, in an order shuffled by ``seed``."""
     out = list(itertools.combinations(bots, players))
@@ -198,6 +213,8 @@ def run_ladder(rules: Rules, bots: Sequence[str], deals: int, seed: int = 0,
     total = deals * n
     start = time.perf_counter()
     plays: list[Play] = []
+    # one group a duplicate deal: the plays of its seat rotations, so its cards' luck cancels
+    groups: list[list[Play]] = []
     for k, (up, g) in enumerate(zip(ups, counts, strict=True)):
         if g == 0:
             continue
@@ -210,18 +227,31 @@ def run_ladder(rules: Rules, bots: Sequence[str], deals: int, seed: int = 0,
         t = run_tournament(rules, list(up), g, seed=derive_seed(seed, k), duplicate=True,
                            workers=workers, progress=step, move_limit=move_limit)
         plays.extend(t.plays)  # already in (deal, rotation) order
-    # tau 0: a bot's strength does not change between plays, so its uncertainty may shrink
-    # with every play (openskill's default tau kept it at about +-150 points even after 1,000
-    # deals of random, basic and expert, against +-62 with tau 0)
+        by_deal: dict[int, list[Play]] = {}
+        for p in t.plays:
+            by_deal.setdefault(p.deal, []).append(p)
+        groups.extend(by_deal[d] for d in sorted(by_deal))
+    # tau 0: a bot's strength does not change between deals, so its uncertainty may shrink
+    # with every deal (openskill's default tau kept it at about +-150 points however long
+    # the run)
     model = PlackettLuce(tau=0.0)
     ratings = {b: model.rating(name=b) for b in bots}
     tally: dict[str, dict[str, Any]] = {b: {"deals": 0, "wins": 0.0, "ranks": 0.0, "faults": {}}
                                         for b in bots}
+    for group in groups:
+        # one match a duplicate deal, ranked by points summed over its rotations: rating each
+        # rotation alone let the cards' luck in, which put basic above expert (issue 59)
+        labels = list(group[0].labels)
+        summed = dict.fromkeys(labels, 0.0)
+        for p in group:
+            for s, label in enumerate(p.labels):
+                summed[label] += p.points[s]
+        teams = [[ratings[label]] for label in labels]
+        rated = model.rate(teams, ranks=list(points_ranks([summed[x] for x in labels])))
+        for label, team in zip(labels, rated, strict=True):
+            ratings[label] = team[0]
     for p in plays:
-        teams = [[ratings[label]] for label in p.labels]
-        rated = model.rate(teams, ranks=list(p.rank))
         for s, label in enumerate(p.labels):
-            ratings[label] = rated[s][0]
             d = tally[label]
             d["deals"] += 1
             d["wins"] += p.win[s]

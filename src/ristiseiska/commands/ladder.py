@@ -15,7 +15,8 @@ DESCRIPTION = (
     "Play duplicate deals between the named bots (our levels, entry points of the group "
     "ristiseiska.bots, or package.module:Class), a table of --players at a time, every "
     "line-up of that many bots taking the deals in turn, and rate every bot with openskill "
-    "(Plackett-Luce) on each play's final standings. Prints the leaderboard and writes "
+    "(Plackett-Luce), each duplicate deal one match ranked by the points summed over its seat "
+    "rotations. Prints the leaderboard and writes "
     "ladder.json and ladder.md into --out (docs/simulation.md, Bring your own bot)."
 )
 
