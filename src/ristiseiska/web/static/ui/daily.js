@@ -170,7 +170,7 @@ export function DailyOffer({ lang }) {
           title=${o.counted ? t("dailyweb.practice_note") : ""} onClick=${() => play(o.preset)}>${o.counted ? t("dailyweb.practice") : t("dailyweb.play")}</button>
         ${!o.counted && (taken.has(`${data.day}/${o.preset}`)
           ? html`<span class="daily-taken" data-testid="daily-taken" title=${t("dailyweb.taken_offline")}>✓ ${t("dailyweb.taken_offline_short")}</span>`
-          : html`<button class="linkish" data-action="daily-offline" data-preset=${o.preset} disabled=${busy !== null} aria-label=${t("dailyweb.take_offline") + ": " + (o.name || gameName(o.preset))} title=${t("dailyweb.take_offline")} onClick=${() => takeOffline(o.preset)}>${t("dailyweb.take_offline_short")}</button>`)}
+          : html`<button class="linkish" data-action="daily-offline" data-preset=${o.preset} disabled=${busy !== null} aria-label=${t("dailyweb.take_offline_short") + ": " + (o.name || gameName(o.preset))} title=${t("dailyweb.take_offline")} onClick=${() => takeOffline(o.preset)}>${t("dailyweb.take_offline_short")}</button>`)}
       </div></li>`)}</ul>
     ${error && html`<div class="error" role="alert" data-testid="daily-error">${error}</div>`}
   </section>`;
