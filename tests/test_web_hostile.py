@@ -255,6 +255,17 @@ def test_a_resent_move_id_is_acked_again_not_played_twice(client: TestClient) ->
     assert len(g.moves) == played
 
 
+def test_the_apps_own_files_do_not_use_up_an_addresss_requests(tmp_path: Path) -> None:
+    """A family behind one address opening the lobby at once: its scripts, styles and card
+    pictures are not counted, so the texts and the API still answer; API requests are."""
+    app = app_for(f"sqlite+aiosqlite:///{tmp_path / 'q.db'}",
+                  limits=Limits(requests_per_second=0.01, request_burst=5))
+    with TestClient(app) as c:
+        assert [c.get("/static/style.css").status_code for _ in range(30)] == [200] * 30
+        codes = [c.get("/api/i18n/fi").status_code for _ in range(7)]
+        assert codes == [200] * 5 + [429] * 2
+
+
 def test_tables_per_address_per_minute(tmp_path: Path) -> None:
     app = app_for(f"sqlite+aiosqlite:///{tmp_path / 'r.db'}",
                   limits=Limits(tables_per_minute=5))

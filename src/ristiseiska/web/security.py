@@ -455,7 +455,12 @@ class Guard:
         if scope["type"] == "websocket":
             await self._websocket(scope, receive, send, addr)
             return
-        if self.limits.per_address and not self.requests.allow(addr):
+        # the app's own files (scripts, styles, card pictures: about 60 for one lobby) are not
+        # counted: a family behind one address opening the lobby at once would otherwise use
+        # up the burst and get a page without its texts
+        static = scope.get("method") == "GET" and str(scope.get("path", "")).startswith(
+            "/static/")
+        if self.limits.per_address and not static and not self.requests.allow(addr):
             await _answer(send, 429, "rate-limited", "too many requests; slow down",
                           retry=self.requests.retry_after(addr))
             return
